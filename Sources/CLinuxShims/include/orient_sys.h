@@ -1,0 +1,37 @@
+// Small C helpers for the parts of the Linux API that Swift cannot call directly.
+// Each function says which macro or variadic function it stands in for. Headers in include/
+// form one umbrella module; each area (V4L2, evdev, D-Bus) keeps its own header here.
+#pragma once
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/types.h>
+
+/// ioctl(2) is variadic, which Swift cannot call; this passes one pointer argument.
+int orient_ioctl_ptr(int fd, unsigned long request, void *arg);
+
+/// ioctl(2) with one integer argument (EVIOCGRAB takes an int by value).
+int orient_ioctl_int(int fd, unsigned long request, long arg);
+
+/// open(2) is variadic in C; this passes the mode explicitly.
+int orient_open(const char *path, int flags, mode_t mode);
+
+/// fcntl(2) F_GETFL/F_SETFL helpers (fcntl is variadic).
+int orient_fcntl_getfl(int fd);
+int orient_fcntl_setfl(int fd, int flags);
+
+/// sigprocmask(SIG_BLOCK) of the given signals, and a signalfd(2) for them; returns the fd or -1.
+/// sigaddset and friends are macros on some libcs; doing it in C keeps the set opaque to Swift.
+int orient_block_signals_fd(const int *signals, int count);
+
+/// Restores the default signal mask for a child process (called between fork and exec).
+int orient_unblock_all_signals(void);
+
+/// The ssi_signo field of a struct signalfd_siginfo read from a signalfd.
+unsigned int orient_signalfd_signo(const void *siginfo);
+
+/// sizeof(struct signalfd_siginfo).
+size_t orient_signalfd_siginfo_size(void);

@@ -1,0 +1,35 @@
+#include "orient_sys.h"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+
+int orient_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
+
+int orient_ioctl_int(int fd, unsigned long request, long arg) { return ioctl(fd, request, arg); }
+
+int orient_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
+
+int orient_fcntl_getfl(int fd) { return fcntl(fd, F_GETFL); }
+
+int orient_fcntl_setfl(int fd, int flags) { return fcntl(fd, F_SETFL, flags); }
+
+int orient_block_signals_fd(const int *signals, int count) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+  if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+  return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int orient_unblock_all_signals(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  return sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+unsigned int orient_signalfd_signo(const void *siginfo) {
+  return ((const struct signalfd_siginfo *)siginfo)->ssi_signo;
+}
+
+size_t orient_signalfd_siginfo_size(void) { return sizeof(struct signalfd_siginfo); }

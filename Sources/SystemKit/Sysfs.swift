@@ -1,0 +1,84 @@
+import Glibc
+
+/// Reading and writing small sysfs attribute files, the way the kernel expects them.
+///
+/// Each call opens, does one `read(2)`/`write(2)` and closes; use `FileDescriptor.pread` for
+/// attributes read repeatedly on a hot path.
+public enum Sysfs {
+  /// Reads an attribute; returns its text without the trailing newline.
+  ///
+  /// - Throws: `SystemError` naming the path (`ENOENT` when the attribute does not exist,
+  ///   `ENODEV` when the device went away, `EIO` from a failing driver).
+  public static func read(_ path: String, limit: Int = 4096) throws(SystemError) -> String {
+    let fd = try FileDescriptor(path: path)
+    var buffer = [UInt8](repeating: 0, count: limit)
+    let n = try buffer.withUnsafeMutableBytes { raw in
+      Result { () throws(SystemError) in try fd.pread(into: raw, offset: 0) }
+    }.get()
+    var end = n
+    while end > 0 && (buffer[end - 1] == 0x0A || buffer[end - 1] == 0) { end -= 1 }
+    return String(decoding: buffer[0..<end], as: UTF8.self)
+  }
+
+  /// Reads an attribute, or returns `nil` if it does not exist or cannot be read.
+  public static func readIfPresent(_ path: String) -> String? {
+    try? read(path)
+  }
+
+  /// Writes `value` to an attribute in one `write(2)`, as sysfs requires.
+  public static func write(_ path: String, _ value: String) throws(SystemError) {
+    let fd = try FileDescriptor(path: path, options: .writeOnly)
+    try fd.writeAll(value)
+  }
+
+  /// Whether `path` exists (`access(2)` with `F_OK`).
+  public static func exists(_ path: String) -> Bool {
+    access(path, F_OK) == 0
+  }
+
+  /// The names in a directory (without `.` and `..`), sorted; empty if it cannot be read.
+  public static func list(_ directory: String) -> [String] {
+    guard let dir = opendir(directory) else { return [] }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+  }
+
+  /// The target of a symbolic link, or `nil` (`readlink(2)`).
+  public static func readLink(_ path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink(path, &buffer, buffer.count - 1)
+    guard n > 0 else { return nil }
+    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
+
+/// Time from the kernel's clocks.
+public enum Clock {
+  /// `CLOCK_MONOTONIC` in nanoseconds.
+  public static func monotonicNanoseconds() -> Int64 {
+    read(CLOCK_MONOTONIC)
+  }
+
+  /// `CLOCK_REALTIME` in nanoseconds since the Unix epoch.
+  public static func realtimeNanoseconds() -> Int64 {
+    read(CLOCK_REALTIME)
+  }
+
+  /// `CLOCK_BOOTTIME` in nanoseconds (monotonic, counting suspend).
+  public static func boottimeNanoseconds() -> Int64 {
+    read(CLOCK_BOOTTIME)
+  }
+
+  private static func read(_ id: clockid_t) -> Int64 {
+    var ts = timespec()
+    clock_gettime(id, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+}

@@ -1,0 +1,82 @@
+import Glibc
+import Testing
+
+@testable import SystemKit
+
+@Suite struct EventLoopTests {
+  @Test func timerFiresAndPostedWorkRuns() throws {
+    let loop = try EventLoop()
+    var fired = 0
+    var posted = false
+    let timer = try loop.makeTimer {
+      fired += 1
+      loop.post { posted = true }
+    }
+    try timer.schedule(afterNanoseconds: 1_000_000, intervalNanoseconds: 1_000_000)
+    let done = try loop.run(until: { fired >= 3 && posted }, timeoutNanoseconds: 2_000_000_000)
+    #expect(done)
+    timer.cancel()
+    #expect(loop.registrationCount == 0)
+  }
+
+  @Test func pipeReadabilityIsReportedAndWatchCanCancelItself() throws {
+    let loop = try EventLoop()
+    var fds: [Int32] = [0, 0]
+    #expect(pipe(&fds) == 0)
+    let reader = FileDescriptor(owning: fds[0], path: "pipe-r")
+    let writer = FileDescriptor(owning: fds[1], path: "pipe-w")
+    var received: [UInt8] = []
+    var watch: EventLoop.Watch?
+    watch = try loop.watch(reader.rawValue, for: .readable) { _ in
+      var buffer = [UInt8](repeating: 0, count: 16)
+      let n = (try? buffer.withUnsafeMutableBytes { try reader.read(into: $0) }) ?? 0
+      received += buffer[0..<(n ?? 0)]
+      watch?.cancel()
+    }
+    try writer.writeAll("hi")
+    try loop.run(until: { !received.isEmpty }, timeoutNanoseconds: 1_000_000_000)
+    #expect(received == Array("hi".utf8))
+    #expect(loop.registrationCount == 0)
+  }
+
+  @Test func idleLoopTimesOutWithoutCallbacks() throws {
+    let loop = try EventLoop()
+    let start = Clock.monotonicNanoseconds()
+    let done = try loop.run(until: { false }, timeoutNanoseconds: 50_000_000)
+    #expect(!done)
+    #expect(Clock.monotonicNanoseconds() - start >= 50_000_000)
+  }
+
+  @Test func signalsArriveThroughSignalfd() throws {
+    let loop = try EventLoop()
+    var got: [Int32] = []
+    let watch = try loop.handleSignals([SIGUSR2]) { got.append($0) }
+    // The test runner has other threads that do not block SIGUSR2: direct it at this one,
+    // which blocked it and reads the signalfd.
+    pthread_kill(pthread_self(), SIGUSR2)
+    try loop.run(until: { !got.isEmpty }, timeoutNanoseconds: 1_000_000_000)
+    #expect(got == [SIGUSR2])
+    watch.cancel()
+  }
+}
+
+@Suite struct SysfsTests {
+  @Test func readStripsTheKernelNewline() throws {
+    let path = "/tmp/orientd-sysfs-test-\(getpid())"
+    defer { unlink(path) }
+    let fd = try FileDescriptor(path: path, options: [.writeOnly, .create, .truncate])
+    try fd.writeAll("-512\n")
+    fd.close()
+    #expect(try Sysfs.read(path) == "-512")
+  }
+
+  @Test func missingAttributeThrowsENOENTNamingThePath() {
+    let path = "/tmp/orientd-no-such-attribute-\(getpid())"
+    #expect {
+      _ = try Sysfs.read(path)
+    } throws: { error in
+      guard let error = error as? SystemError else { return false }
+      return error.errno == ENOENT && error.description.contains(path)
+    }
+  }
+}

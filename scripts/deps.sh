@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs every Debian package that building, testing and the demo need.
+# Idempotent: packages already installed are skipped, and apt is not touched at all when
+# nothing is missing. Must run as root on Debian 12 (CI does); otherwise prints what to install.
+set -euo pipefail
+
+# Build: the C libraries behind the .systemLibrary targets (see Package.swift).
+BUILD_PKGS=(
+  pkg-config
+  libudev-dev       # CUdev: discovery and hotplug
+  libiio-dev        # CIIO: libiio, used by the read-path benchmark and --list-sensors cross-check
+  libdbus-1-dev     # CDBus: the bus layer
+  libturbojpeg0-dev # CTurboJPEG: lossless rotation, encoding
+  libexif-dev       # CExif: EXIF blocks
+  libevdev-dev      # CEvdev: volume-key shutter
+  libsdl2-dev       # CSDL2: live preview window
+)
+# Tests and demo: real parts instead of mocks.
+TEST_PKGS=(
+  dbus                 # dbus-daemon for private buses
+  umockdev             # umockdev-run, umockdev-wrapper, emulated sysfs/udev/evdev
+  libumockdev-dev      # libumockdev for the hotplug test driver
+  gir1.2-umockdev-1.0  # libumockdev from Python (hotplug driver)
+  python3-gi
+  iio-sensor-proxy     # monitor-sensor (compat client) and the daemon we compare against
+  udev                 # systemd's 60-sensor.hwdb, udevadm
+  systemd              # systemd-analyze security
+  libjpeg-turbo-progs  # jpegtran / djpeg for the benchmarks and decode checks
+  exiftran fswebcam    # benchmark peers
+  xvfb xdotool         # preview tests
+  qemu-system-x86 busybox-static cpio kmod  # the real-kernel test VM
+  v4l-utils libiio-utils
+  procps psmisc
+)
+
+missing=()
+for p in "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#BUILD_PKGS[@]}+${#TEST_PKGS[@]} Debian packages present"
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: not root; run as root: apt-get install ${missing[*]}" >&2
+  exit 69
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
