@@ -36,9 +36,11 @@ let package = Package(
     .executableTarget(
       name: "orientd", dependencies: ["Orientation", "Logging", "SystemKit", "JSON"]),
 
-    // Tests.
+    // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
+    // dbus-daemon, temporary directories, locating built executables).
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "OrientationTests", dependencies: ["Orientation"]),
-    .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "Logging"]),
+    .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "Logging", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
   ],
   swiftLanguageModes: [.v6]

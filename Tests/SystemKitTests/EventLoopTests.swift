@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 import Testing
 
 @testable import SystemKit
@@ -29,8 +30,8 @@ import Testing
     var watch: EventLoop.Watch?
     watch = try loop.watch(reader.rawValue, for: .readable) { _ in
       var buffer = [UInt8](repeating: 0, count: 16)
-      let n = (try? buffer.withUnsafeMutableBytes { try reader.read(into: $0) }) ?? 0
-      received += buffer[0..<(n ?? 0)]
+      let n = try? buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+      received += buffer[0..<((n ?? 0) ?? 0)]
       watch?.cancel()
     }
     try writer.writeAll("hi")
@@ -78,5 +79,20 @@ import Testing
       guard let error = error as? SystemError else { return false }
       return error.errno == ENOENT && error.description.contains(path)
     }
+  }
+}
+
+@Suite struct PrivateBusFixtureTests {
+  @Test func privateBusAnswersBusctl() throws {
+    let bus = try PrivateBus(openPolicy: true)
+    let result = try ChildProcess.run(
+      [
+        "busctl", "--address=\(bus.address)", "call", "org.freedesktop.DBus",
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus", "GetId",
+      ],
+      outputDirectory: bus.directory.path, timeout: 20)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.hasPrefix("s \""))
   }
 }

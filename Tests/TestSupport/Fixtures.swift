@@ -1,0 +1,140 @@
+import Glibc
+
+/// A temporary directory removed (recursively) when released.
+public final class TemporaryDirectory {
+  /// The absolute path.
+  public let path: String
+
+  /// Creates `/tmp/orientd-test-<tag>-XXXXXX`.
+  public init(_ tag: String = "t") throws {
+    var template = Array("/tmp/orientd-test-\(tag)-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else {
+      throw TestFailure("mkdtemp failed: \(String(cString: strerror(errno)))")
+    }
+    path = String(cString: made)
+  }
+
+  deinit {
+    if getenv("ORIENTD_KEEP_TEST_DIRS") == nil {
+      _ = try? ChildProcess.run(["rm", "-rf", path], outputDirectory: "/tmp")
+    }
+  }
+
+  /// `path/name`.
+  public func file(_ name: String) -> String { "\(path)/\(name)" }
+}
+
+/// Locations of the package's built products and source tree, found from the test bundle.
+public enum Built {
+  /// The build directory holding the executables (`.build/debug`), the one the test bundle
+  /// itself runs from.
+  public static var productsDirectory: String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let exe =
+      n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    // .../.build/<triple>/debug/orientdPackageTests.xctest
+    var parts = exe.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast()
+    return parts.joined(separator: "/")
+  }
+
+  /// The path of a built executable such as `orientd`.
+  public static func executable(_ name: String) throws -> String {
+    let path = "\(productsDirectory)/\(name)"
+    guard access(path, X_OK) == 0 else {
+      throw TestFailure("built executable \(path) not found; run swift build first")
+    }
+    return path
+  }
+
+  /// The package's root directory (where Package.swift is).
+  public static var packageRoot: String {
+    var dir = productsDirectory
+    while dir.count > 1 {
+      if access("\(dir)/Package.swift", F_OK) == 0 { return dir }
+      dir = String(dir[..<(dir.lastIndex(of: "/") ?? dir.startIndex)])
+    }
+    return "."
+  }
+}
+
+/// A private `dbus-daemon` on a unix socket in a temporary directory, with the project's own
+/// policy files from `dbus/` included, killed with SIGKILL when released.
+public final class PrivateBus {
+  /// `unix:path=...`, for `DBUS_SYSTEM_BUS_ADDRESS` / `DBUS_SESSION_BUS_ADDRESS`.
+  public let address: String
+  /// The daemon process.
+  public let daemon: ChildProcess
+  /// The directory holding the socket and configuration.
+  public let directory: TemporaryDirectory
+
+  /// Starts the daemon and waits until its socket accepts connections.
+  ///
+  /// - Parameters:
+  ///   - policyDirectory: included with `<includedir>` (defaults to the package's `dbus/`).
+  ///   - openPolicy: add a policy allowing everything (for tests of generic bus code); leave it
+  ///     off to test the project's own policy as installed.
+  public init(policyDirectory: String? = nil, openPolicy: Bool = false) throws {
+    directory = try TemporaryDirectory("bus")
+    let socket = directory.file("bus.sock")
+    address = "unix:path=\(socket)"
+    let policy = policyDirectory ?? "\(Built.packageRoot)/dbus"
+    let open =
+      openPolicy
+      ? """
+      <policy context="default">
+        <allow send_destination="*" eavesdrop="true"/>
+        <allow eavesdrop="true"/>
+        <allow own="*"/>
+        <allow user="*"/>
+      </policy>
+      """ : ""
+    let config = """
+      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+      <busconfig>
+        <type>system</type>
+        <listen>\(address)</listen>
+        <auth>EXTERNAL</auth>
+        <policy context="default">
+          <allow user="*"/>
+          <deny own="*"/>
+          <deny send_type="method_call"/>
+          <allow send_type="signal"/>
+          <allow send_requested_reply="true" send_type="method_return"/>
+          <allow send_requested_reply="true" send_type="error"/>
+          <allow receive_type="method_call"/>
+          <allow receive_type="method_return"/>
+          <allow receive_type="error"/>
+          <allow receive_type="signal"/>
+          <allow send_destination="org.freedesktop.DBus"
+                 send_interface="org.freedesktop.DBus"/>
+          <allow send_destination="org.freedesktop.DBus"
+                 send_interface="org.freedesktop.DBus.Introspectable"/>
+          <allow send_destination="org.freedesktop.DBus"
+                 send_interface="org.freedesktop.DBus.Properties"/>
+          <allow send_destination="org.freedesktop.DBus"
+                 send_interface="org.freedesktop.DBus.Peer"/>
+        </policy>
+        \(open)
+        <includedir>\(policy)</includedir>
+      </busconfig>
+      """
+    try writeFile(directory.file("bus.conf"), config)
+    daemon = try ChildProcess(
+      ["dbus-daemon", "--config-file=\(directory.file("bus.conf"))", "--nofork", "--nopidfile"],
+      outputDirectory: directory.path)
+    let up = waitFor(timeout: 10) { access(socket, F_OK) == 0 }
+    guard up else {
+      throw TestFailure("dbus-daemon did not start: \(daemon.standardError)")
+    }
+  }
+
+  deinit { daemon.killNow() }
+
+  /// Environment pointing both bus kinds at this daemon.
+  public var environment: [String: String] {
+    ["DBUS_SYSTEM_BUS_ADDRESS": address, "DBUS_SESSION_BUS_ADDRESS": address]
+  }
+}
