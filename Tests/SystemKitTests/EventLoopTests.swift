@@ -31,7 +31,7 @@ import Testing
     watch = try loop.watch(reader.rawValue, for: .readable) { _ in
       var buffer = [UInt8](repeating: 0, count: 16)
       let n = try? buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
-      received += buffer[0..<((n ?? 0) ?? 0)]
+      received += buffer[0..<(n ?? 0)]
       watch?.cancel()
     }
     try writer.writeAll("hi")
