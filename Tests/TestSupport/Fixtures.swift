@@ -75,7 +75,12 @@ public final class PrivateBus {
   ///   - policyDirectory: included with `<includedir>` (defaults to the package's `dbus/`).
   ///   - openPolicy: add a policy allowing everything (for tests of generic bus code); leave it
   ///     off to test the project's own policy as installed.
-  public init(policyDirectory: String? = nil, openPolicy: Bool = false) throws {
+  ///   - limits: `<limit name="...">` overrides, e.g. `["max_connections_per_user": 2048]`
+  ///     for load tests (the daemon's defaults allow 256 connections per user and 512 match
+  ///     rules per connection).
+  public init(
+    policyDirectory: String? = nil, openPolicy: Bool = false, limits: [String: Int] = [:]
+  ) throws {
     directory = try TemporaryDirectory("bus")
     let socket = directory.file("bus.sock")
     address = "unix:path=\(socket)"
@@ -90,6 +95,8 @@ public final class PrivateBus {
         <allow user="*"/>
       </policy>
       """ : ""
+    let limitElements = limits.sorted { $0.key < $1.key }
+      .map { "<limit name=\"\($0.key)\">\($0.value)</limit>" }.joined(separator: "\n")
     let config = """
       <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
        "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -118,6 +125,7 @@ public final class PrivateBus {
                  send_interface="org.freedesktop.DBus.Peer"/>
         </policy>
         \(open)
+        \(limitElements)
         <includedir>\(policy)</includedir>
       </busconfig>
       """
