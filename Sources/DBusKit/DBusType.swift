@@ -41,7 +41,10 @@ public enum DBusType: Hashable, Sendable, CustomStringConvertible {
   case structure([DBusType])
 
   /// `a{sv}`, the usual property map.
-  public static let stringVariantDictionary = DBusType.dictionary(key: .string, value: .variant)
+  ///
+  /// Computed rather than stored: LeakSanitizer cannot see references inside tagged enum
+  /// payloads of globals and would report them as leaks.
+  public static var stringVariantDictionary: DBusType { .dictionary(key: .string, value: .variant) }
 
   /// The signature of this single complete type, e.g. `a{sv}`.
   public var signature: String {

@@ -240,31 +240,33 @@ extension DBusConnection {
     let path = DBusObjectPath(trusted: pathText)
     let requested = message.interface
     let object = objects[pathText]
-    var candidates: [DBusInterface]
+    let candidates: [DBusInterface]
     if let object {
       candidates = object.interfaces + standardInterfaces(for: path, hasObject: true)
     } else if !childNodes(of: pathText).isEmpty {
+      // A node above exported objects: introspectable (so tools can walk the tree) and Peer.
       candidates = standardInterfaces(for: path, hasObject: false)
-    } else if requested == nil || requested == DBusInterface.peer {
-      candidates = [peerInterface()]
     } else {
-      replyError(to: message, DBusError(.unknownObject, "no object at path \(pathText)"))
-      return
+      // Peer is per connection: it answers on any path.
+      candidates = [peerInterface()]
     }
+    let noObject = DBusError(.unknownObject, "no object at path \(pathText)")
     let interface: DBusInterface
     let method: DBusMethod
     if let requested {
       guard let found = candidates.first(where: { $0.name == requested }) else {
         let error =
           object == nil
-          ? DBusError(.unknownObject, "no object at path \(pathText)")
+          ? noObject
           : DBusError(.unknownInterface, "object \(pathText) has no interface \(requested)")
         replyError(to: message, error)
         return
       }
       guard let found2 = found.method(member) else {
-        replyError(
-          to: message, DBusError(.unknownMethod, "interface \(requested) has no method \(member)"))
+        let error =
+          object == nil && requested != DBusInterface.peer
+          ? noObject : DBusError(.unknownMethod, "interface \(requested) has no method \(member)")
+        replyError(to: message, error)
         return
       }
       interface = found
@@ -272,8 +274,10 @@ extension DBusConnection {
     } else {
       guard let match = candidates.lazy.compactMap({ i in i.method(member).map { (i, $0) } }).first
       else {
-        replyError(
-          to: message, DBusError(.unknownMethod, "object \(pathText) has no method \(member)"))
+        let error =
+          object == nil
+          ? noObject : DBusError(.unknownMethod, "object \(pathText) has no method \(member)")
+        replyError(to: message, error)
         return
       }
       (interface, method) = match

@@ -136,7 +136,7 @@ import Testing
   @Test func vanishingClientsAreNoticed() throws {
     let service = try TestService()
     var vanished: [String] = []
-    let tracker = DBusClientTracker(connection: service.connection) { name in
+    let tracker = DBusClientTracker(connection: service.connection) { [unowned service] name in
       vanished.append(name)
       service.claims.remove(name)
     }
@@ -250,7 +250,7 @@ import Testing
     let clientCount = 300
     let service = try TestService(limits: ["max_connections_per_user": 2048])
     var vanished = 0
-    let tracker = DBusClientTracker(connection: service.connection) { name in
+    let tracker = DBusClientTracker(connection: service.connection) { [unowned service] name in
       vanished += 1
       service.claims.remove(name)
     }

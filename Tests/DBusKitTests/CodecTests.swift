@@ -3,21 +3,23 @@ import Testing
 
 /// Signatures, values, and the bounded decoder, without a bus.
 @Suite struct CodecTests {
-  static let nested: [DBusValue] = [
-    .byte(255), .boolean(true), .int16(-2), .uint16(3), .int32(-4), .uint32(5), .int64(-6),
-    .uint64(7), .double(0.5), .string("héllo ✓"), .objectPath(.fixture("/a/b_c")),
-    .signature(.fixture("a{sv}")),
-    .stringVariantDictionary([
-      "x": .int32(1), "y": .string("two"), "nested": .variant(.array(element: .byte, [.byte(1)])),
-      "map": .stringVariantDictionary(["inner": .boolean(false)]),
-    ]),
-    .array(
-      element: .structure([.string, .int32]),
-      [.structure([.string("a"), .int32(1)]), .structure([.string("b"), .int32(2)])]),
-    .array(element: .array(.string), [.strings([]), .strings(["p", "q"])]),
-    .dictionary(key: .uint32, value: .array(.double), []),
-    .variant(.structure([.objectPath(.root), .variant(.uint64(9))])),
-  ]
+  static var nested: [DBusValue] {
+    [
+      .byte(255), .boolean(true), .int16(-2), .uint16(3), .int32(-4), .uint32(5), .int64(-6),
+      .uint64(7), .double(0.5), .string("héllo ✓"), .objectPath(.fixture("/a/b_c")),
+      .signature(.fixture("a{sv}")),
+      .stringVariantDictionary([
+        "x": .int32(1), "y": .string("two"), "nested": .variant(.array(element: .byte, [.byte(1)])),
+        "map": .stringVariantDictionary(["inner": .boolean(false)]),
+      ]),
+      .array(
+        element: .structure([.string, .int32]),
+        [.structure([.string("a"), .int32(1)]), .structure([.string("b"), .int32(2)])]),
+      .array(element: .array(.string), [.strings([]), .strings(["p", "q"])]),
+      .dictionary(key: .uint32, value: .array(.double), []),
+      .variant(.structure([.objectPath(.root), .variant(.uint64(9))])),
+    ]
+  }
 
   @Test func valuesSurviveMarshalAndDemarshal() throws {
     let message = try DBusMessage.signal(

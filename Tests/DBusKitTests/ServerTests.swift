@@ -229,6 +229,10 @@ import Testing
 
   static let errorCases: [(String, String?, String, [DBusValue], DBusError.Name)] = [
     ("/org/orientd/Nothing", testInterfaceName, "Add", [], .unknownObject),
+    ("/org/orientd/Nothing", nil, "Add", [], .unknownObject),
+    ("/org/orientd", testInterfaceName, "Add", [], .unknownObject),
+    ("/org/orientd", nil, "Add", [], .unknownObject),
+    ("/org/orientd/Nothing", "org.freedesktop.DBus.Peer", "Nope", [], .unknownMethod),
     ("/org/orientd/Test1", "org.orientd.Missing", "Add", [], .unknownInterface),
     ("/org/orientd/Test1", testInterfaceName, "Missing", [], .unknownMethod),
     ("/org/orientd/Test1", nil, "Missing", [], .unknownMethod),
@@ -374,5 +378,77 @@ import Testing
         testPath.rawValue, testInterfaceName, "WhoAmI",
       ], bus: service.bus, loop: service.loop)
     #expect(result.stdout == "u \(getuid())\n", "\(result.stderr)")
+  }
+}
+
+/// Inputs a hostile or broken client might send, and callbacks that tear things down.
+@Suite struct RobustnessTests {
+  @Test func oversizedAndOverdeepArgumentsAreRefused() throws {
+    let service = try TestService()
+    let client = try service.client()
+    func echo(_ value: DBusValue) throws -> Result<[DBusValue], DBusError> {
+      try waitForResult(service.loop) { done in
+        client.call(
+          destination: service.connection.uniqueName, path: testPath,
+          interface: testInterfaceName, member: "Echo", arguments: [.variant(value)],
+          reply: done)
+      }
+    }
+    let many = DBusValue.array(element: .byte, (0..<200_000).map { .byte(UInt8($0 & 0xff)) })
+    let deep = (0..<40).reduce(DBusValue.int32(1)) { inner, _ in .variant(inner) }
+    let wide = DBusValue.strings((0..<2000).map { _ in String(repeating: "x", count: 4000) })
+    for value in [many, deep, wide] {
+      let result = try echo(value)
+      guard case .failure(let error) = result else {
+        Issue.record("accepted \(value.typeSignature)")
+        continue
+      }
+      #expect(error.name == .invalidArgs, "\(error)")
+      print("refused \(value.typeSignature): \(error.message)")
+    }
+    #expect(try echo(.int32(5)).get() == [.variant(.int32(5))])
+    #expect(service.connection.statistics.openInvocations == 0)
+  }
+
+  @Test func closingConnectionsFromInsideCallbacksIsSafe() throws {
+    let service = try TestService()
+    var client: DBusConnection? = try service.client()
+    var replied = false
+    client?.call(
+      destination: service.connection.uniqueName, path: testPath, interface: testInterfaceName,
+      member: "Add", arguments: [.int32(1), .int32(2)]
+    ) { _ in
+      replied = true
+      client = nil  // the last reference, dropped inside its own dispatch
+    }
+    try pump(service.loop) { replied }
+    #expect(client == nil)
+
+    // A service that closes its connection while answering a call.
+    let bus = service.bus
+    let loop = service.loop
+    let server = try DBusConnection(bus: .address(bus.address), loop: loop)
+    try server.export(
+      [
+        DBusInterface(
+          "org.orientd.Closer1",
+          methods: [
+            DBusMethod(
+              "Close",
+              deferred: { [unowned server] (invocation) throws(DBusError) in
+                invocation.reply()
+                server.close()
+              })
+          ])
+      ], at: .fixture("/closer"))
+    let caller = try service.client()
+    let result = try waitForResult(loop) { done in
+      caller.call(
+        destination: server.uniqueName, path: .fixture("/closer"),
+        interface: "org.orientd.Closer1", member: "Close", reply: done)
+    }
+    _ = result  // the reply may or may not have been flushed before the close
+    #expect(!server.isConnected)
+    try pump(loop, for: 0.05)
   }
 }

@@ -133,13 +133,34 @@ public final class PrivateBus {
     daemon = try ChildProcess(
       ["dbus-daemon", "--config-file=\(directory.file("bus.conf"))", "--nofork", "--nopidfile"],
       outputDirectory: directory.path)
-    let up = waitFor(timeout: 10) { access(socket, F_OK) == 0 }
+    // The socket file appears at bind(2), a moment before listen(2): wait until it accepts.
+    let up = waitFor(timeout: 10) { PrivateBus.accepts(socket) }
     guard up else {
       throw TestFailure("dbus-daemon did not start: \(daemon.standardError)")
     }
   }
 
   deinit { daemon.killNow() }
+
+  /// Whether a unix stream socket at `path` accepts a connection.
+  static func accepts(_ path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in bytes.enumerated() { raw[index] = byte }
+    }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    return result == 0
+  }
 
   /// Environment pointing both bus kinds at this daemon.
   public var environment: [String: String] {
