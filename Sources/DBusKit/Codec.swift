@@ -284,7 +284,7 @@ struct MessageReader {
       return .variant(try read(&sub, inner, depth: depth + 1))
     case .array(let element):
       guard depth < limits.maxDepth else { throw deep() }
-      try reserve(&iter)
+      try count(0)
       var sub = DBusMessageIter()
       dbus_message_iter_recurse(&iter, &sub)
       var items: [DBusValue] = []
@@ -295,7 +295,7 @@ struct MessageReader {
       return .array(element: element, items)
     case .dictionary(let keyType, let valueType):
       guard depth + 1 < limits.maxDepth else { throw deep() }
-      try reserve(&iter)
+      try count(0)
       var sub = DBusMessageIter()
       dbus_message_iter_recurse(&iter, &sub)
       var entries: [DBusDictEntry] = []
@@ -327,11 +327,6 @@ struct MessageReader {
 
   private func deep() -> DBusError {
     fail("containers nested more than \(limits.maxDepth) deep")
-  }
-
-  /// Counts an array (its elements are counted as they are read).
-  private mutating func reserve(_ iter: inout DBusMessageIter) throws(DBusError) {
-    try count(0)
   }
 
   private mutating func readString(_ iter: inout DBusMessageIter) throws(DBusError) -> String {

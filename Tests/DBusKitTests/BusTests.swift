@@ -312,3 +312,30 @@ func residentKilobytes() -> Int {
   }
   return 0
 }
+
+/// An idle connection must not wake the loop (the daemon's "zero wakeups when unclaimed").
+@Suite struct IdleTests {
+  @Test func idleConnectionSleeps() throws {
+    let service = try TestService()
+    let client = try service.client()
+    _ = try waitForResult(service.loop) { done in
+      client.call(
+        destination: service.connection.uniqueName, path: testPath,
+        interface: testInterfaceName, member: "Add", arguments: [.int32(1), .int32(2)],
+        reply: done)
+    }
+    try pump(service.loop, for: 0.05)
+    #expect(service.connection.statistics.timeouts == 0)
+    #expect(client.statistics.timeouts == 0)
+    // Count how often the loop returns in 300 ms with nothing to do; print, do not assert
+    // on timing. Each runOnce returns at once if anything is ready.
+    var wakeups = 0
+    let deadline = monotonicSeconds() + 0.3
+    while monotonicSeconds() < deadline {
+      try service.loop.runOnce(timeoutMilliseconds: 100)
+      wakeups += 1
+    }
+    print("idle: \(wakeups) loop returns in 300 ms with a 100 ms timeout (3-4 means asleep)")
+    #expect(wakeups < 50)
+  }
+}
