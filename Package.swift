@@ -32,6 +32,9 @@ let package = Package(
     .target(name: "SystemKit", dependencies: ["CLinuxShims"]),
     .target(name: "JSON"),
 
+    // Wrappers over C libraries.
+    .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit", "Logging"]),
+
     // Executables.
     .executableTarget(
       name: "orientd", dependencies: ["Orientation", "Logging", "SystemKit", "JSON"]),
@@ -42,6 +45,8 @@ let package = Package(
     .testTarget(name: "OrientationTests", dependencies: ["Orientation"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "Logging", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+    .testTarget(
+      name: "DBusKitTests", dependencies: ["DBusKit", "SystemKit", "Logging", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

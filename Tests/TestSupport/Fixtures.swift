@@ -75,7 +75,12 @@ public final class PrivateBus {
   ///   - policyDirectory: included with `<includedir>` (defaults to the package's `dbus/`).
   ///   - openPolicy: add a policy allowing everything (for tests of generic bus code); leave it
   ///     off to test the project's own policy as installed.
-  public init(policyDirectory: String? = nil, openPolicy: Bool = false) throws {
+  ///   - limits: `<limit name="...">` overrides, e.g. `["max_connections_per_user": 2048]`
+  ///     for load tests (the daemon's defaults allow 256 connections per user and 512 match
+  ///     rules per connection).
+  public init(
+    policyDirectory: String? = nil, openPolicy: Bool = false, limits: [String: Int] = [:]
+  ) throws {
     directory = try TemporaryDirectory("bus")
     let socket = directory.file("bus.sock")
     address = "unix:path=\(socket)"
@@ -90,6 +95,8 @@ public final class PrivateBus {
         <allow user="*"/>
       </policy>
       """ : ""
+    let limitElements = limits.sorted { $0.key < $1.key }
+      .map { "<limit name=\"\($0.key)\">\($0.value)</limit>" }.joined(separator: "\n")
     let config = """
       <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
        "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -118,6 +125,7 @@ public final class PrivateBus {
                  send_interface="org.freedesktop.DBus.Peer"/>
         </policy>
         \(open)
+        \(limitElements)
         <includedir>\(policy)</includedir>
       </busconfig>
       """
@@ -125,13 +133,34 @@ public final class PrivateBus {
     daemon = try ChildProcess(
       ["dbus-daemon", "--config-file=\(directory.file("bus.conf"))", "--nofork", "--nopidfile"],
       outputDirectory: directory.path)
-    let up = waitFor(timeout: 10) { access(socket, F_OK) == 0 }
+    // The socket file appears at bind(2), a moment before listen(2): wait until it accepts.
+    let up = waitFor(timeout: 10) { PrivateBus.accepts(socket) }
     guard up else {
       throw TestFailure("dbus-daemon did not start: \(daemon.standardError)")
     }
   }
 
   deinit { daemon.killNow() }
+
+  /// Whether a unix stream socket at `path` accepts a connection.
+  static func accepts(_ path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in bytes.enumerated() { raw[index] = byte }
+    }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    return result == 0
+  }
 
   /// Environment pointing both bus kinds at this daemon.
   public var environment: [String: String] {

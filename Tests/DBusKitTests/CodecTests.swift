@@ -1,0 +1,210 @@
+import DBusKit
+import Testing
+
+/// Signatures, values, and the bounded decoder, without a bus.
+@Suite struct CodecTests {
+  static var nested: [DBusValue] {
+    [
+      .byte(255), .boolean(true), .int16(-2), .uint16(3), .int32(-4), .uint32(5), .int64(-6),
+      .uint64(7), .double(0.5), .string("héllo ✓"), .objectPath(.fixture("/a/b_c")),
+      .signature(.fixture("a{sv}")),
+      .stringVariantDictionary([
+        "x": .int32(1), "y": .string("two"), "nested": .variant(.array(element: .byte, [.byte(1)])),
+        "map": .stringVariantDictionary(["inner": .boolean(false)]),
+      ]),
+      .array(
+        element: .structure([.string, .int32]),
+        [.structure([.string("a"), .int32(1)]), .structure([.string("b"), .int32(2)])]),
+      .array(element: .array(.string), [.strings([]), .strings(["p", "q"])]),
+      .dictionary(key: .uint32, value: .array(.double), []),
+      .variant(.structure([.objectPath(.root), .variant(.uint64(9))])),
+    ]
+  }
+
+  @Test func valuesSurviveMarshalAndDemarshal() throws {
+    let message = try DBusMessage.signal(
+      path: .fixture("/t"), interface: "org.orientd.T", member: "S", arguments: Self.nested)
+    let bytes = try message.marshalled()
+    let decoded = try DBusMessage.decodeArguments(fromMessageBytes: bytes)
+    #expect(decoded == Self.nested)
+    #expect(message.signature == Self.nested.map(\.typeSignature).joined())
+  }
+
+  @Test(arguments: [
+    ("a{sv}", [DBusType.stringVariantDictionary]),
+    ("(si)as", [.structure([.string, .int32]), .array(.string)]),
+    ("", []),
+    (
+      "aa{ua(yv)}",
+      [.array(.dictionary(key: .uint32, value: .array(.structure([.byte, .variant]))))]
+    ),
+  ])
+  func signaturesParse(text: String, types: [DBusType]) throws {
+    #expect(try DBusType.parse(text) == types)
+    #expect(types.map(\.signature).joined() == text)
+    #expect(try DBusSignature(text).types == types)
+  }
+
+  @Test(arguments: [
+    "a", "(", "()", "a{vs}", "{ss}", "a{sss}", "z", "(i", String(repeating: "a", count: 33) + "i",
+    String(repeating: "(", count: 33) + "i" + String(repeating: ")", count: 33),
+    String(repeating: "i", count: 256), "s\0",
+  ])
+  func badSignaturesAreRejected(text: String) {
+    #expect(throws: DBusError.self) { try DBusSignature(text) }
+  }
+
+  @Test(arguments: ["", "a", "/a/", "//", "/a b", "/a/b\0", "/ä"])
+  func badObjectPathsAreRejected(text: String) {
+    #expect(throws: DBusError.self) { try DBusObjectPath(text) }
+  }
+
+  @Test func invalidValuesAreRefusedBeforeLibdbusSeesThem() throws {
+    let cases: [DBusValue] = [
+      .string("nul\0inside"),
+      .array(element: .string, [.int32(1)]),
+      .dictionary(key: .string, value: .int32, [DBusDictEntry(key: .string("k"), value: .byte(1))]),
+      .dictionary(key: .variant, value: .int32, []),
+      .structure([]),
+      .variant(.structure([])),
+      (0..<70).reduce(DBusValue.int32(1)) { inner, _ in .variant(inner) },
+    ]
+    for value in cases {
+      let message = try DBusMessage.signal(
+        path: .fixture("/t"), interface: "org.orientd.T", member: "S")
+      #expect(throws: DBusError.self, "\(value)") { try message.append([value]) }
+    }
+  }
+
+  @Test func invalidNamesThrowInsteadOfAborting() {
+    #expect(throws: DBusError.self) {
+      try DBusMessage.methodCall(
+        destination: "not a name", path: .root, interface: nil, member: "M")
+    }
+    #expect(throws: DBusError.self) {
+      try DBusMessage.methodCall(destination: nil, path: .root, interface: "noDots", member: "M")
+    }
+    #expect(throws: DBusError.self) {
+      try DBusMessage.methodCall(destination: nil, path: .root, interface: nil, member: "1x")
+    }
+    #expect(throws: DBusError.self) {
+      try DBusMessage.signal(path: .root, interface: "org.freedesktop.DBus.Local", member: "M")
+    }
+  }
+
+  @Test func sentOrReceivedMessagesCannotBeChanged() throws {
+    let message = try DBusMessage.signal(path: .root, interface: "org.orientd.T", member: "S")
+    let copy = try DBusMessage(demarshalling: message.marshalled())
+    #expect(throws: DBusError.self) { try copy.append([.int32(1)]) }
+    #expect(throws: DBusError.self) { try copy.setDestination(":1.1") }
+  }
+
+  @Test func expectedSignatureIsChecked() throws {
+    let message = try DBusMessage.signal(
+      path: .root, interface: "org.orientd.T", member: "S", arguments: [.int32(1)])
+    let bytes = try message.marshalled()
+    #expect(throws: DBusError.self) {
+      try DBusMessage.decodeArguments(fromMessageBytes: bytes, expecting: DBusSignature("s"))
+    }
+    #expect(
+      try DBusMessage.decodeArguments(fromMessageBytes: bytes, expecting: DBusSignature("i"))
+        == [.int32(1)])
+  }
+
+  @Test func decodingLimitsGiveClearErrors() throws {
+    func bytes(_ values: [DBusValue]) throws -> [UInt8] {
+      try DBusMessage.signal(
+        path: .root, interface: "org.orientd.T", member: "S", arguments: values
+      ).marshalled()
+    }
+    let deep = (0..<20).reduce(DBusValue.int32(1)) { inner, _ in .variant(inner) }
+    let depth = DBusDecodingLimits(maxDepth: 8)
+    #expect {
+      try DBusMessage.decodeArguments(fromMessageBytes: try bytes([deep]), limits: depth)
+    } throws: { ($0 as? DBusError)?.message.contains("nested more than 8") == true }
+
+    let many = DBusValue.array(element: .uint32, (0..<1000).map { .uint32($0) })
+    let few = DBusDecodingLimits(maxElements: 100)
+    #expect {
+      try DBusMessage.decodeArguments(fromMessageBytes: try bytes([many]), limits: few)
+    } throws: { ($0 as? DBusError)?.message.contains("more than 100 values") == true }
+
+    let big = DBusValue.string(String(repeating: "x", count: 10_000))
+    let small = DBusDecodingLimits(maxBytes: 1000)
+    #expect {
+      try DBusMessage.decodeArguments(fromMessageBytes: try bytes([big]), limits: small)
+    } throws: {
+      ($0 as? DBusError)?.name == .invalidArgs
+        && ($0 as? DBusError)?.message.contains("1000 bytes") == true
+    }
+  }
+
+  /// A cheap stand-in for the fuzzer: mutated and truncated messages never trap.
+  @Test func mutatedBytesNeverCrashTheDecoder() throws {
+    let valid = try DBusMessage.signal(
+      path: .fixture("/t"), interface: "org.orientd.T", member: "S", arguments: Self.nested
+    ).marshalled()
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next() -> Int {
+      state ^= state << 13
+      state ^= state >> 7
+      state ^= state << 17
+      return Int(truncatingIfNeeded: state & 0x7fff_ffff)
+    }
+    var decoded = 0
+    var rejected = 0
+    for round in 0..<5000 {
+      var bytes = valid
+      for _ in 0...(round % 8) { bytes[next() % bytes.count] = UInt8(truncatingIfNeeded: next()) }
+      if round % 5 == 0 { bytes = Array(bytes.prefix(next() % bytes.count)) }
+      do {
+        _ = try DBusMessage.decodeArguments(fromMessageBytes: bytes)
+        decoded += 1
+      } catch {
+        rejected += 1
+      }
+    }
+    print("mutated messages: \(decoded) decoded, \(rejected) rejected")
+    #expect(decoded + rejected == 5000)
+    #expect(rejected > 0)
+  }
+
+  @Test func introspectionDocumentIsDeterministic() {
+    let interface = DBusInterface(
+      "org.orientd.Doc1",
+      methods: [
+        DBusMethod("Claim", replying: { (_) throws(DBusError) -> [DBusValue] in [] }),
+        DBusMethod(
+          "Get", in: [DBusArgument("key", .string)], out: [DBusArgument("value", .variant)],
+          replying: { (_) throws(DBusError) -> [DBusValue] in [] }),
+      ],
+      properties: [
+        DBusProperty("A", .boolean) { true },
+        DBusProperty("B", .string, changeSignal: .const) { "x" },
+      ],
+      signals: [DBusSignalDescription("Moved", arguments: [DBusArgument("to", .string)])])
+    let expected = """
+      <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+       "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+      <node>
+        <interface name="org.orientd.Doc1">
+          <method name="Claim"/>
+          <method name="Get">
+            <arg name="key" type="s" direction="in"/>
+            <arg name="value" type="v" direction="out"/>
+          </method>
+          <signal name="Moved">
+            <arg name="to" type="s"/>
+          </signal>
+          <property name="A" type="b" access="read"/>
+          <property name="B" type="s" access="read">
+            <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
+          </property>
+        </interface>
+        <node name="sub"/>
+      </node>
+
+      """
+    #expect(DBusIntrospection.document(interfaces: [interface], children: ["sub"]) == expected)
+  }
+}
