@@ -54,7 +54,9 @@ let package = Package(
     // Runs SensorManager under a umockdev testbed for AccelerometerTests (stdin commands).
     .executableTarget(
       name: "accel-probe",
-      dependencies: ["Accelerometer", "Orientation", "SystemKit", "Logging", "JSON"],
+      dependencies: [
+        "Accelerometer", "DeviceDiscovery", "Orientation", "SystemKit", "Logging", "JSON",
+      ],
       path: "Tests/Helpers/accel-probe"),
     .testTarget(name: "OrientationTests", dependencies: ["Orientation"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "Logging", "TestSupport"]),

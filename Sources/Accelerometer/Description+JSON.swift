@@ -12,6 +12,7 @@ extension AccelerometerDescription {
       ("name", string(facts.name)),
       ("label", string(facts.label)),
       ("modalias", string(facts.modalias)),
+      ("hwdbKey", string(facts.hwdbKey)),
       ("location", .string(location.rawValue)),
       ("locationSource", .string(locationSource)),
       (

@@ -16,6 +16,7 @@ extension DeviceFacts {
     facts.locationAttribute = read("location")
     facts.modalias =
       device.nearestProperty("MODALIAS")?.value ?? nearestModaliasAttribute(device)
+    facts.hwdbKey = hwdbKey(device, label: facts.label)
     facts.udevLocation = device.property("ACCEL_LOCATION")
     facts.udevMountMatrix = device.property("ACCEL_MOUNT_MATRIX")
     for attribute in ["in_accel_mount_matrix", "mount_matrix", "in_mount_matrix"] {
@@ -49,6 +50,21 @@ extension DeviceFacts {
     return ["x", "y", "z"].compactMap { axis in
       read("in_accel_\(axis)_\(what)").map { SysfsText("in_accel_\(axis)_\(what)", $0) }
     }
+  }
+
+  /// The hwdb key as 60-sensor.rules builds it: the label (or the cros-ec location mapped to
+  /// one), the `modalias` attribute of the nearest parent that has one, and
+  /// `/sys/class/dmi/id/modalias` (`dmi:*` when the machine has no DMI data).
+  private static func hwdbKey(_ device: UdevDevice, label: String?) -> String? {
+    guard let modalias = nearestModaliasAttribute(device) else { return nil }
+    var prefix = "sensor:"
+    if let label, !label.isEmpty {
+      prefix += "\(label):"
+    } else if let location = Sysfs.readIfPresent("\(device.syspath)/location") {
+      prefix += location == "base" ? "accel-base:" : (location == "lid" ? "accel-display:" : "")
+    }
+    let dmi = Sysfs.readIfPresent("/sys/class/dmi/id/modalias") ?? "dmi:*"
+    return "\(prefix)modalias:\(modalias):\(dmi)"
   }
 
   private static func nearestModaliasAttribute(_ device: UdevDevice) -> String? {

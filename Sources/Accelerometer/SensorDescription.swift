@@ -52,6 +52,10 @@ public struct DeviceFacts: Equatable, Sendable {
   public var locationAttribute: String?
   /// The nearest `MODALIAS` up the device tree (what hwdb matches on).
   public var modalias: String?
+  /// The key systemd's 60-sensor.rules looks up in the hwdb for this device:
+  /// `sensor:[<label>:]modalias:<parent's modalias attribute>:<DMI modalias>`. A local hwdb
+  /// entry whose match line globs this key overrides the matrix or location.
+  public var hwdbKey: String?
   /// The udev property `ACCEL_LOCATION`.
   public var udevLocation: String?
   /// The udev property `ACCEL_MOUNT_MATRIX`.

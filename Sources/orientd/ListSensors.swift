@@ -68,6 +68,7 @@ enum ListSensorsCommand {
       row("syspath", sensor.facts.syspath)
       row("device node", sensor.facts.devnode ?? "-")
       row("modalias", sensor.facts.modalias ?? "-")
+      row("hwdb key", sensor.facts.hwdbKey ?? "- (no parent with a modalias)")
       row("location", "\(sensor.location.rawValue) (\(sensor.locationSource))")
       var modes = [sensor.canBuffer ? "buffered" : nil, sensor.canPoll ? "polled" : nil]
         .compactMap { $0 }.joined(separator: ", ")

@@ -13,7 +13,9 @@ enum IIOFixture {
     _ path: String = "/devices/platform/i2c-0/i2c-MXC6655:00",
     modalias: String = "acpi:MXC6655:"
   ) -> UMockdevDevice {
-    UMockdevDevice(devpath: path, properties: [("SUBSYSTEM", "i2c"), ("MODALIAS", modalias)])
+    UMockdevDevice(
+      devpath: path, properties: [("SUBSYSTEM", "i2c"), ("MODALIAS", modalias)],
+      attributes: [("modalias", modalias + "\n")])
   }
 
   /// A polled accelerometer: `in_accel_{x,y,z}_raw`, scale, a sampling frequency.

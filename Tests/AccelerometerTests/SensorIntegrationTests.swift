@@ -293,6 +293,8 @@ struct SensorIntegrationTests {
     let source = c.source.replacingOccurrences("CONFIG", directory.file("orientd.conf"))
     #expect(sensor["mountMatrixSource"]?.stringValue == source)
     #expect(sensor["mountMatrix"]?.stringValue == c.matrix)
+    // What a local hwdb entry has to match (no DMI data in the testbed).
+    #expect(sensor["hwdbKey"]?.stringValue == "sensor:modalias:acpi:MXC6655::dmi:*")
     if let problem = c.problem {
       let problems = sensor["problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
       #expect(

@@ -82,6 +82,9 @@ public struct UMockdevScenario {
     add("spawn", [("argv", .array(argv.map { .string($0) }))])
   }
 
+  /// Closes the program's stdin (end of file).
+  public mutating func closeInput() { add("close_stdin", []) }
+
   /// Writes a line to the program's stdin.
   public mutating func send(_ text: String) { add("send", [("text", .string(text))]) }
 

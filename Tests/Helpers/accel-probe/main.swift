@@ -8,7 +8,13 @@
 //           status started=<b> delivered=<n> skipped=<n>
 //
 // Options: --config FILE, --start (start at once), -v.
+//
+// DeviceDiscovery modes (DeviceDiscoveryTests):
+//   --udev-list SUBSYSTEM   one `device <json>` line per device, then exit
+//   --udev-watch SUBSYSTEM  `ready`, then `event <action> <sysname> <json>` per uevent until
+//                           stdin closes
 import Accelerometer
+import DeviceDiscovery
 import Glibc
 import JSON
 import Logging
@@ -20,7 +26,56 @@ func say(_ text: String) {
   _ = line.withCString { Glibc.write(1, $0, strlen($0)) }
 }
 
+/// Everything DeviceDiscovery tells about a device, as JSON.
+func udevJSON(_ device: UdevDevice) -> JSONValue {
+  func string(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+  return .object([
+    ("syspath", .string(device.syspath)), ("sysname", .string(device.sysname)),
+    ("sysnum", device.sysnum.map { .number(Double($0)) } ?? .null),
+    ("devnode", string(device.devnode)), ("subsystem", string(device.subsystem)),
+    ("properties", .object(device.properties.map { ($0.name, .string($0.value)) })),
+    ("attributes", .array(device.attributeNames.map { .string($0) })),
+    ("name", string(device.attribute("name"))),
+    ("parent", string(device.parent?.syspath)),
+    ("modalias", string(device.nearestProperty("MODALIAS")?.value)),
+    ("action", string(device.action?.description)),
+  ])
+}
+
+func udevMode(_ mode: String, subsystem: String) throws -> Never {
+  let context = try UdevContext()
+  if mode == "--udev-list" {
+    for device in try context.devices(subsystem: subsystem) {
+      say("device " + udevJSON(device).encoded())
+    }
+    say("missing " + (context.device(syspath: "/sys/devices/none") == nil ? "nil" : "found"))
+    exit(0)
+  }
+  let loop = try EventLoop()
+  let monitor = try UdevMonitor(context: context, subsystems: [subsystem])
+  let watch = try loop.watch(monitor.fileDescriptor, for: .readable) { _ in
+    while let device = monitor.receive() {
+      say(
+        "event \(device.action?.description ?? "?") \(device.sysname) " + udevJSON(device).encoded()
+      )
+    }
+  }
+  let input = try loop.watch(0, for: .readable) { _ in
+    var byte: UInt8 = 0
+    if Glibc.read(0, &byte, 1) <= 0 { loop.stop() }
+  }
+  say("ready")
+  try loop.run()
+  watch.cancel()
+  input.cancel()
+  exit(0)
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
+if let mode = arguments.first, mode == "--udev-list" || mode == "--udev-watch", arguments.count == 2
+{
+  try udevMode(mode, subsystem: arguments[1])
+}
 var configuration = AccelerometerConfiguration()
 var startNow = false
 var level = LogLevel.info
