@@ -312,9 +312,10 @@ struct SensorIntegrationTests {
     var scenario = UMockdevScenario(devices: [parent, device])
     scenario.spawn([try orientd, "record"])
     scenario.expect(#"^[0-9.]+,9\.8067,0\.0000,0\.0000$"#)
-    scenario.property(device, "ACCEL_MOUNT_MATRIX", "0, -1, 0; 1, 0, 0; 0, 0, 1")
+    // The matrix udev/61-sensor-local.hwdb.example gives for "reads (9.8, 0, 0) upright".
+    scenario.property(device, "ACCEL_MOUNT_MATRIX", "0, 1, 0; -1, 0, 0; 0, 0, 1")
     scenario.uevent(device, "change")
-    scenario.expect(#"^[0-9.]+,0\.0000,9\.8067,0\.0000$"#)
+    scenario.expect(#"^[0-9.]+,0\.0000,-9\.8067,0\.0000$"#)
     scenario.signal("INT")
     scenario.wait()
     let transcript = try scenario.run()
