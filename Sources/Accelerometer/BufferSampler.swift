@@ -15,9 +15,9 @@ public struct BufferUnavailable: Error, CustomStringConvertible, Sendable {
 
 /// Reads scans from `/dev/iio:deviceN`.
 ///
-/// Start-up, in this order, each change recorded in a `SysfsJournal`: refuse a buffer that is
-/// already enabled (another program owns it), open the node non-blocking (refused with EBUSY
-/// when another reader has it), enable exactly the x/y/z accel channels and the timestamp
+/// Start-up, in this order, each change recorded in a `SysfsJournal`: open the node
+/// non-blocking (refused with EBUSY when another program reads it; a buffer left enabled with
+/// no reader is taken over and disabled), enable exactly the x/y/z accel channels and the timestamp
 /// (disabling any other enabled channel), read each enabled channel's `_type` and `_index` to
 /// lay out the record, ask for `monotonic` timestamps, attach the device's own trigger when
 /// `trigger/current_trigger` exists and is empty, set the sampling frequency and a small buffer
@@ -74,19 +74,32 @@ final class BufferSampler: Sampler {
       return BufferUnavailable(reason: reason, deviceGone: error?.isDeviceGone ?? false)
     }
 
-    // Someone else's buffer: leave it alone.
-    if let enabled = Sysfs.readIfPresent("\(sys)/buffer/enable"),
-      SysfsValue.parseFlag(enabled) == true
-    {
-      throw fail("\(device): buffer/enable is already 1 (another program is reading it)")
-    }
-    // Closed by its deinit if set-up fails below.
+    let enablePath = "\(sys)/buffer/enable"
+    let wasEnabled = Sysfs.readIfPresent(enablePath).flatMap { SysfsValue.parseFlag($0) } ?? false
+    // Closed by its deinit if set-up fails below. The kernel lets one reader open the node at
+    // a time (EBUSY otherwise): that is how a buffer in use by another program shows.
     let node: FileDescriptor
     do {
       node = try FileDescriptor(path: devnode, options: [.readOnly, .nonBlocking])
     } catch {
-      let why = error.errno == EBUSY ? "another program has it open" : error.reason
+      let why =
+        error.errno == EBUSY
+        ? "another program has it open (buffer/enable is \(wasEnabled ? 1 : 0))" : error.reason
       throw fail("\(device): cannot open \(devnode): \(why)", error)
+    }
+    if wasEnabled {
+      // Enabled, yet nobody holds the node: left behind by a program that died (or by
+      // iio-sensor-proxy 3.0, which never disables it). Taking it over and leaving it disabled
+      // afterwards stops the sensor from sampling for nobody; this is the one setting not put
+      // back as found.
+      logger.notice(
+        "\(device): buffer was left enabled with no reader; taking it over (it stays disabled "
+          + "when sampling stops)")
+      do {
+        try Sysfs.write(enablePath, "0\n")
+      } catch {
+        throw fail("\(device): cannot disable the abandoned buffer: \(error)", error)
+      }
     }
 
     // Channels: exactly x, y, z and the timestamp.

@@ -296,6 +296,21 @@ public struct ScanLayout: Equatable, Sendable {
     return out
   }
 
+  /// Decodes every channel of one record, in record order: the single entry point for fuzzing
+  /// the record decoder.
+  ///
+  /// - Returns: `nil` if `record` is shorter than `recordSize` (never traps).
+  public func decode(_ record: [UInt8]) -> [(name: String, values: [Int64])]? {
+    record.withUnsafeBytes { raw in
+      var out: [(name: String, values: [Int64])] = []
+      for element in elements {
+        guard let values = values(of: element, in: raw) else { return nil }
+        out.append((element.channel.name, values))
+      }
+      return out
+    }
+  }
+
   /// Decodes the first value of `element` from a record held in an array.
   public func value(of element: Element, in record: [UInt8]) -> Int64? {
     record.withUnsafeBytes { value(of: element, in: $0) }

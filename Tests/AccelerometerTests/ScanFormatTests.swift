@@ -178,6 +178,10 @@ import Testing
     #expect(layout.value(of: x, in: record) == -3)
     #expect(layout.value(of: y, in: record) == 300)
     #expect(layout.value(of: z, in: record) == 200)
+    let all = try #require(layout.decode(record))
+    #expect(all.map(\.name) == ["in_accel_x", "in_accel_y", "in_accel_z"])
+    #expect(all.map(\.values) == [[-3], [300], [200]])
+    #expect(layout.decode(Array(record.prefix(5))) == nil)
     // A short record is refused, not read past its end.
     #expect(layout.value(of: z, in: Array(record.prefix(4))) == nil)
   }

@@ -366,6 +366,33 @@ struct SensorIntegrationTests {
     #expect(transcript.stderr.contains("readings valid again (after "))
   }
 
+  /// A read that fails (here EISDIR: the attribute is a directory; on hardware EIO from the
+  /// bus) skips the reading and is logged once; the sensor is not dropped.
+  @Test func failingReadsAreSkippedAndLoggedOnce() throws {
+    let parent = IIOFixture.parent()
+    var device = IIOFixture.polled(parent: parent)
+    device.attributes = device.attributes.filter { $0.0 != "in_accel_z_raw" }
+    device.attributes.append(("in_accel_z_raw/not-a-value", "0\n"))
+    var scenario = UMockdevScenario(devices: [parent, device])
+    scenario.spawn([try probe, "--start"])
+    scenario.expect("^ok start$")
+    scenario.drain(0.5)
+    scenario.send("status")
+    scenario.expect("^status ")
+    scenario.send("quit")
+    scenario.wait()
+    let transcript = try scenario.run()
+    #expect(transcript.failure == nil, "\(transcript.summary)")
+    #expect(transcript.exitCodes == [0])
+    #expect(IIOFixture.samples(transcript.lines).isEmpty)
+    let status = try #require(transcript.lines.first { $0.hasPrefix("status ") })
+    #expect(!status.hasSuffix("skipped=0"), "\(status)")
+    let warnings = transcript.stderr.split(separator: "\n").filter {
+      $0.contains("in_accel_z_raw: read error: Is a directory")
+    }
+    #expect(warnings.count == 1, "\(transcript.stderr)")
+  }
+
   @Test func stoppedMeansNothingOpenAndSettingsRestored() throws {
     let parent = IIOFixture.parent()
     let device = IIOFixture.polled(parent: parent)
@@ -400,7 +427,7 @@ struct SensorIntegrationTests {
     #expect(!transcript.lines[stopIndex...].contains { $0.hasPrefix("sample ") })
   }
 
-  @Test func busyBufferFallsBackToPolling() throws {
+  @Test func abandonedBufferIsTakenOverAndLeftDisabled() throws {
     let parent = IIOFixture.parent()
     let format = IIOFixture.Format(
       type: "le:s16/16>>0", timestamp: true, extraEnabledChannel: false)
@@ -408,17 +435,49 @@ struct SensorIntegrationTests {
     devices[0].attributes = devices[0].attributes.map {
       $0.0 == "buffer/enable" ? ($0.0, "1\n") : $0
     }
+    let records = (0..<3).map { _ in IIOFixture.record((0, -1000, 0), format: format) }
+    var scenario = UMockdevScenario(devices: [parent] + devices)
+    scenario.spawn([try probe, "--start"])
+    scenario.expect(#"^sensor \{.*"mode":"buffered".*"sampling":true"#)
+    scenario.script(
+      devices[0], devnode: "/dev/iio:device0", records: records.map(\.bytes),
+      intervalMilliseconds: 20, timestampOffset: records[0].timestampOffset)
+    scenario.expect("^sample ", count: 3)
+    scenario.send("quit")
+    scenario.wait()
+    scenario.dump(devices[0], ["buffer/enable", "scan_elements/in_accel_x_en"], tag: "after")
+    let transcript = try scenario.run()
+    #expect(transcript.failure == nil, "\(transcript.summary)")
+    #expect(transcript.stderr.contains("buffer was left enabled with no reader; taking it over"))
+    #expect(transcript.dump("after") == ["buffer/enable": "0", "scan_elements/in_accel_x_en": "0"])
+  }
+
+  @Test func unusableBufferFallsBackToPolling() throws {
+    let parent = IIOFixture.parent()
+    // A scan type orientd cannot lay out: the buffer is refused, the _raw files are polled.
+    let format = IIOFixture.Format(
+      type: "le:s16/24>>0", timestamp: true, extraEnabledChannel: false)
+    let devices = IIOFixture.buffered(parent: parent, format: format)
     var scenario = UMockdevScenario(devices: [parent] + devices)
     scenario.spawn([try probe, "--start"])
     scenario.expect(#"^sensor \{.*"mode":"polled".*"sampling":true"#)
     scenario.expect("^sample ")
     scenario.send("quit")
     scenario.wait()
-    scenario.dump(devices[0], ["buffer/enable"], tag: "after")
+    scenario.dump(
+      devices[0], ["buffer/enable", "scan_elements/in_accel_x_en", "trigger/current_trigger"],
+      tag: "after")
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
-    #expect(transcript.stderr.contains("another program is reading it); polling instead"))
-    #expect(transcript.dump("after")["buffer/enable"] == "1")  // left to its owner
+    #expect(
+      transcript.stderr.contains(
+        "scan_elements/in_accel_x_type: invalid scan element type \"le:s16/24>>0\": storage bits 24"
+      ), "\(transcript.stderr)")
+    #expect(transcript.stderr.contains("; polling instead"))
+    #expect(
+      transcript.dump("after") == [
+        "buffer/enable": "0", "scan_elements/in_accel_x_en": "0", "trigger/current_trigger": "",
+      ])
   }
 
   @Test func severalDisplaySensorsAreChosenDeterministically() throws {
