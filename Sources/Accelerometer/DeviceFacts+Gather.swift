@@ -53,10 +53,13 @@ extension DeviceFacts {
   }
 
   /// The hwdb key as 60-sensor.rules builds it: the label (or the cros-ec location mapped to
-  /// one), the `modalias` attribute of the nearest parent that has one, and
+  /// one), the `modalias` attribute of the nearest parent that has one (its `MODALIAS`
+  /// property, which holds the same text, when the attribute cannot be read), and
   /// `/sys/class/dmi/id/modalias` (`dmi:*` when the machine has no DMI data).
   private static func hwdbKey(_ device: UdevDevice, label: String?) -> String? {
-    guard let modalias = nearestModaliasAttribute(device) else { return nil }
+    guard
+      let modalias = nearestModaliasAttribute(device) ?? device.nearestProperty("MODALIAS")?.value
+    else { return nil }
     var prefix = "sensor:"
     if let label, !label.isEmpty {
       prefix += "\(label):"
