@@ -34,19 +34,42 @@ let package = Package(
 
     // Wrappers over C libraries.
     .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit", "Logging"]),
+    // Wrappers: libudev discovery and hotplug; IIO accelerometers from udev device to samples.
+    .target(name: "DeviceDiscovery", dependencies: ["CUdev", "SystemKit"]),
+    .target(
+      name: "Accelerometer",
+      dependencies: ["DeviceDiscovery", "SystemKit", "Logging", "Orientation", "JSON"]),
 
     // Executables.
     .executableTarget(
-      name: "orientd", dependencies: ["Orientation", "Logging", "SystemKit", "JSON"]),
+      name: "orientd",
+      dependencies: [
+        "Orientation", "Logging", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
+      ]),
+    // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
+    .executableTarget(
+      name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"]),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["JSON"], path: "Tests/TestSupport"),
+    // Runs SensorManager under a umockdev testbed for AccelerometerTests (stdin commands).
+    .executableTarget(
+      name: "accel-probe",
+      dependencies: [
+        "Accelerometer", "DeviceDiscovery", "Orientation", "SystemKit", "Logging", "JSON",
+      ],
+      path: "Tests/Helpers/accel-probe"),
     .testTarget(name: "OrientationTests", dependencies: ["Orientation"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "Logging", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(
       name: "DBusKitTests", dependencies: ["DBusKit", "SystemKit", "Logging", "TestSupport"]),
+    .testTarget(
+      name: "DeviceDiscoveryTests", dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport"]),
+    .testTarget(
+      name: "AccelerometerTests",
+      dependencies: ["Accelerometer", "Orientation", "SystemKit", "JSON", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

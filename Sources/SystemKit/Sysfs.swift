@@ -26,8 +26,11 @@ public enum Sysfs {
   }
 
   /// Writes `value` to an attribute in one `write(2)`, as sysfs requires.
+  ///
+  /// Opened with `O_TRUNC` like the shell's `echo 1 > attr`: sysfs ignores it, and an emulated
+  /// attribute (a regular file in a umockdev testbed) then holds exactly the new value.
   public static func write(_ path: String, _ value: String) throws(SystemError) {
-    let fd = try FileDescriptor(path: path, options: .writeOnly)
+    let fd = try FileDescriptor(path: path, options: [.writeOnly, .truncate])
     try fd.writeAll(value)
   }
 

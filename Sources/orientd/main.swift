@@ -10,5 +10,8 @@ if arguments.contains("--version") {
   print("orientd \(orientdVersion)")
   exit(0)
 }
-print("usage: orientd [--help] [--version]")
+// Sensor input commands (issue 3): see ListSensors.swift and Record.swift.
+if arguments.first == "record" { exit(RecordCommand.main(Array(arguments.dropFirst()))) }
+if arguments.contains("--list-sensors") { exit(ListSensorsCommand.main(arguments)) }
+print("usage: orientd [--help] [--version] [--list-sensors [--json]] [record [--duration S]]")
 exit(arguments.contains("--help") ? 0 : 64)

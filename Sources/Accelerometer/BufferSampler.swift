@@ -1,0 +1,319 @@
+import Glibc
+import Logging
+import SystemKit
+
+/// Why a buffered sampler could not start; the manager then polls instead (mode `auto`).
+public struct BufferUnavailable: Error, CustomStringConvertible, Sendable {
+  /// What went wrong, naming the device and attribute.
+  public var reason: String
+  /// Whether the device disappeared while being set up.
+  public var deviceGone: Bool
+
+  /// The reason.
+  public var description: String { reason }
+}
+
+/// Reads scans from `/dev/iio:deviceN`.
+///
+/// Start-up, in this order, each change recorded in a `SysfsJournal`: open the node
+/// non-blocking (refused with EBUSY when another program reads it; a buffer left enabled with
+/// no reader is taken over and disabled), enable exactly the x/y/z accel channels and the timestamp
+/// (disabling any other enabled channel), read each enabled channel's `_type` and `_index` to
+/// lay out the record, ask for `monotonic` timestamps, attach the device's own trigger when
+/// `trigger/current_trigger` exists and is empty, set the sampling frequency and a small buffer
+/// length, then enable the buffer. `stop()` closes the node and undoes it all in reverse.
+final class BufferSampler: Sampler {
+  let mode = SamplingMode.buffered
+  private(set) var rate: Double
+  private(set) var skipped = 0
+
+  /// The trigger attached by this sampler, if any (for the sensor description).
+  private(set) var attachedTrigger: String?
+  /// The record layout in use.
+  let layout: ScanLayout
+
+  private let description: AccelerometerDescription
+  private let logger: Logger
+  private let handler: (SamplerEvent) -> Void
+  private let journal: SysfsJournal
+  private let file: FileDescriptor
+  private var watch: EventLoop.Watch?
+  private var pending: [UInt8] = []
+  private var chunk: [UInt8]
+  private let xElement: ScanLayout.Element
+  private let yElement: ScanLayout.Element
+  private let zElement: ScanLayout.Element
+  private let timestampElement: ScanLayout.Element?
+  private let converter: TimestampConverter
+  private var problems = LogOnce()
+  private var stopped = false
+
+  static let accelChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
+
+  /// Sets the device up and starts watching its node.
+  ///
+  /// - Throws: `BufferUnavailable` saying what failed; everything changed is restored first.
+  init(
+    description: AccelerometerDescription, rate target: Double, bufferLength: Int,
+    triggers: [TriggerInfo], deviceParent: String?, loop: EventLoop, logger: Logger,
+    handler: @escaping (SamplerEvent) -> Void
+  ) throws(BufferUnavailable) {
+    self.description = description
+    self.logger = logger
+    self.handler = handler
+    let journal = SysfsJournal(logger: logger)
+    self.journal = journal
+    let sys = description.facts.syspath
+    let scanDirectory = "\(sys)/scan_elements"
+    let device = description.sysname
+    guard let devnode = description.facts.devnode else {
+      throw BufferUnavailable(reason: "\(device) has no device node", deviceGone: false)
+    }
+    func fail(_ reason: String, _ error: SystemError? = nil) -> BufferUnavailable {
+      journal.restore(deviceGone: error?.isDeviceGone ?? false)
+      return BufferUnavailable(reason: reason, deviceGone: error?.isDeviceGone ?? false)
+    }
+
+    let enablePath = "\(sys)/buffer/enable"
+    let wasEnabled = Sysfs.readIfPresent(enablePath).flatMap { SysfsValue.parseFlag($0) } ?? false
+    // Closed by its deinit if set-up fails below. The kernel lets one reader open the node at
+    // a time (EBUSY otherwise): that is how a buffer in use by another program shows.
+    let node: FileDescriptor
+    do {
+      node = try FileDescriptor(path: devnode, options: [.readOnly, .nonBlocking])
+    } catch {
+      let why =
+        error.errno == EBUSY
+        ? "another program has it open (buffer/enable is \(wasEnabled ? 1 : 0))" : error.reason
+      throw fail("\(device): cannot open \(devnode): \(why)", error)
+    }
+    if wasEnabled {
+      // Enabled, yet nobody holds the node: left behind by a program that died (or by
+      // iio-sensor-proxy 3.0, which never disables it). Taking it over and leaving it disabled
+      // afterwards stops the sensor from sampling for nobody; this is the one setting not put
+      // back as found.
+      logger.notice(
+        "\(device): buffer was left enabled with no reader; taking it over (it stays disabled "
+          + "when sampling stops)")
+      do {
+        try Sysfs.write(enablePath, "0\n")
+      } catch {
+        throw fail("\(device): cannot disable the abandoned buffer: \(error)", error)
+      }
+    }
+
+    // Channels: exactly x, y, z and the timestamp.
+    let present = Sysfs.list(scanDirectory).filter { $0.hasSuffix("_en") }.map {
+      String($0.dropLast(3))
+    }
+    var wanted = BufferSampler.accelChannels
+    if present.contains(ScanLayout.timestampChannel) { wanted.append(ScanLayout.timestampChannel) }
+    var channels: [ScanChannel] = []
+    do {
+      for name in present {
+        let on = wanted.contains(name)
+        let path = "\(scanDirectory)/\(name)_en"
+        if SysfsValue.parseFlag(try Sysfs.read(path)) != on {
+          try journal.set(path, on ? "1" : "0")
+        }
+      }
+      for name in wanted {
+        let typeText = try Sysfs.read("\(scanDirectory)/\(name)_type")
+        let indexText = try Sysfs.read("\(scanDirectory)/\(name)_index")
+        let type: ScanElementType
+        do {
+          type = try ScanElementType(parsing: typeText)
+        } catch {
+          throw fail("\(device): scan_elements/\(name)_type: \(error)")
+        }
+        guard let index = SysfsValue.parseInteger(indexText), index >= 0, index < 4096 else {
+          throw fail("\(device): scan_elements/\(name)_index \"\(indexText)\" is not an index")
+        }
+        channels.append(ScanChannel(name: name, index: Int(index), type: type))
+      }
+    } catch let error as SystemError {
+      throw fail("\(device): setting up scan elements: \(error)", error)
+    } catch let error as BufferUnavailable {
+      throw error
+    } catch {
+      throw fail("\(device): setting up scan elements: \(error)")
+    }
+    do {
+      layout = try ScanLayout(channels: channels)
+    } catch {
+      throw fail("\(device): \(error)")
+    }
+    guard let x = layout.element(named: "in_accel_x"), let y = layout.element(named: "in_accel_y"),
+      let z = layout.element(named: "in_accel_z")
+    else {
+      throw fail("\(device): accel channels missing from the scan layout")
+    }
+    (xElement, yElement, zElement) = (x, y, z)
+    timestampElement = layout.element(named: ScanLayout.timestampChannel)
+
+    // Timestamps in CLOCK_MONOTONIC if the kernel lets us choose (Linux 4.10+).
+    var clock = TimestampClock.realtime
+    let clockPath = "\(sys)/current_timestamp_clock"
+    if let text = Sysfs.readIfPresent(clockPath) {
+      clock = TimestampClock(attribute: text) ?? .realtime
+      if clock != .monotonic, timestampElement != nil {
+        do {
+          try journal.set(clockPath, TimestampClock.monotonic.rawValue)
+          clock = Sysfs.readIfPresent(clockPath).flatMap { TimestampClock(attribute: $0) } ?? clock
+        } catch {
+          logger.info(
+            "\(device): cannot set current_timestamp_clock (\(error)); converting from \(clock)")
+        }
+      }
+    }
+    converter = TimestampConverter(clock: clock)
+
+    // The device's own trigger, when it needs one and has none.
+    let triggerPath = "\(sys)/trigger/current_trigger"
+    if let current = Sysfs.readIfPresent(triggerPath) {
+      if current.isEmpty {
+        if let (trigger, reason) = TriggerChoice.choose(
+          deviceName: description.facts.name, deviceNumber: description.facts.deviceNumber,
+          deviceParent: deviceParent, triggers: triggers)
+        {
+          do {
+            try journal.set(triggerPath, trigger.name)
+            attachedTrigger = trigger.name
+            logger.info("\(device): attached trigger \(trigger.name) (\(reason))")
+          } catch {
+            throw fail("\(device): cannot attach trigger \(trigger.name): \(error)", error)
+          }
+        } else {
+          logger.info("\(device): no trigger of its own found; trying without one")
+        }
+      } else {
+        logger.debug("\(device): keeping current trigger \(current)")
+      }
+    }
+
+    rate =
+      FrequencySetting.apply(
+        target: target, description: description, journal: journal, logger: logger) ?? target
+
+    do {
+      if Sysfs.exists("\(sys)/buffer/length") {
+        try journal.set("\(sys)/buffer/length", String(bufferLength))
+      }
+      try journal.set("\(sys)/buffer/enable", "1")
+    } catch {
+      throw fail("\(device): cannot enable the buffer: \(error)", error)
+    }
+    chunk = [UInt8](repeating: 0, count: max(layout.recordSize * 16, 256))
+    file = node
+    do {
+      watch = try loop.watch(node.rawValue, for: .readable) { [weak self] events in
+        self?.readable(events)
+      }
+    } catch {
+      node.close()
+      throw fail("\(device): cannot watch \(devnode): \(error)", error)
+    }
+    logger.info(
+      "\(device): buffered, \(layout.elements.count) channels, \(layout.recordSize)-byte scans"
+        + " (\(layout.elements.map { "\($0.channel.name) \($0.channel.type)@\($0.offset)" }.joined(separator: ", "))),"
+        + " timestamps \(timestampElement == nil ? "from read time" : "from the kernel, \(clock.rawValue)")"
+    )
+  }
+
+  deinit { close(deviceGone: false) }
+
+  func stop() { close(deviceGone: false) }
+
+  private func close(deviceGone: Bool) {
+    if stopped { return }
+    stopped = true
+    watch?.cancel()
+    watch = nil
+    file.close()
+    journal.restore(deviceGone: deviceGone)
+  }
+
+  private func gone(_ reason: String) {
+    close(deviceGone: true)
+    handler(.gone(reason))
+  }
+
+  private func readable(_ events: EventLoop.Events) {
+    guard !stopped else { return }
+    var readAny = false
+    for _ in 0..<16 {
+      let n: Int?
+      do {
+        n = try chunk.withUnsafeMutableBytes { raw in
+          Result { () throws(SystemError) in try file.read(into: raw) }
+        }.get()
+      } catch {
+        if error.isDeviceGone {
+          gone("\(file.path): \(error.reason)")
+          return
+        }
+        problems.report(
+          "read-\(error.errno)", logger: logger,
+          "\(description.sysname): reading \(file.path): \(error) (logged once)")
+        break
+      }
+      guard let count = n else { break }  // EAGAIN: drained
+      if count == 0 {
+        gone("\(file.path): end of file")
+        return
+      }
+      readAny = true
+      pending.append(contentsOf: chunk[0..<count])
+      if count < chunk.count { break }
+    }
+    if !readAny && !events.intersection([.hangup, .error]).isEmpty {
+      gone("\(file.path): hang-up")
+      return
+    }
+    deliver()
+  }
+
+  private func deliver() {
+    let size = layout.recordSize
+    let records = pending.count / size
+    guard records > 0 else { return }
+    let now = Clock.monotonicNanoseconds()
+    let clockNow = converter.clock == .monotonic ? now : BufferSampler.read(converter.clock)
+    let period = Int64((1e9 / max(rate, 0.1)).rounded())
+    pending.withUnsafeBytes { all in
+      for i in 0..<records {
+        let record = UnsafeRawBufferPointer(rebasing: all[(i * size)..<((i + 1) * size)])
+        guard let x = layout.value(of: xElement, in: record),
+          let y = layout.value(of: yElement, in: record),
+          let z = layout.value(of: zElement, in: record)
+        else {
+          skipped += 1
+          continue
+        }
+        // Without kernel timestamps, spread a batch back from now at the sampling period.
+        var time = now - Int64(records - 1 - i) * period
+        if let element = timestampElement, let stamp = layout.value(of: element, in: record) {
+          let converted = converter.monotonic(stamp, clockNow: clockNow, monotonicNow: now)
+          if converted <= now + 1_000_000_000 && converted >= now - 60_000_000_000 {
+            time = converted
+          } else {
+            problems.report(
+              "timestamp", logger: logger,
+              "\(description.sysname): kernel timestamp \(stamp) (\(converter.clock.rawValue))"
+                + " is not near now; using read times instead (logged once)")
+          }
+        }
+        handler(.reading(RawReading(timestamp: time, x: x, y: y, z: z)))
+        if stopped { return }
+      }
+    }
+    if stopped { return }
+    pending.removeFirst(records * size)
+  }
+
+  static func read(_ clock: TimestampClock) -> Int64 {
+    var ts = timespec()
+    clock_gettime(clockid_t(clock.clockID), &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+}

@@ -1,0 +1,207 @@
+import Glibc
+import Orientation
+
+/// How orientd samples accelerometers: the `[sampling]` section of the configuration file.
+///
+/// ```
+/// [sampling]
+/// mode = auto          # auto | buffered | polled
+/// poll-rate = 20       # Hz, polled mode
+/// buffered-rate = 20   # Hz, the smallest sampling_frequency at least this is chosen
+/// buffer-length = 8    # scans the kernel may queue
+/// ```
+public struct SamplingConfiguration: Equatable, Sendable {
+  /// Which reading method to use.
+  public enum Mode: String, Equatable, Sendable, CaseIterable {
+    /// Buffered when the device supports it (and is free), polled otherwise.
+    case auto
+    /// Buffered only; a device without a usable buffer is not sampled.
+    case buffered
+    /// Polled only (read the `_raw` attributes on a timer).
+    case polled
+  }
+
+  /// Default polled rate in Hz: one reading every 50 ms, see the README ("Default rates").
+  public static let defaultPollRate = 20.0
+  /// Default buffered rate in Hz (the device rounds up to what it supports).
+  public static let defaultBufferedRate = 20.0
+  /// Default kernel buffer length in scans.
+  public static let defaultBufferLength = 8
+
+  /// The reading method.
+  public var mode: Mode = .auto
+  /// Polled mode: readings per second.
+  public var pollRate: Double = SamplingConfiguration.defaultPollRate
+  /// Buffered mode: the lowest acceptable `sampling_frequency` in Hz.
+  public var bufferedRate: Double = SamplingConfiguration.defaultBufferedRate
+  /// Buffered mode: `buffer/length` while sampling.
+  public var bufferLength: Int = SamplingConfiguration.defaultBufferLength
+
+  /// The defaults.
+  public init() {}
+}
+
+/// A per-device override: the `[device "NAME"]` sections of the configuration file.
+///
+/// ```
+/// [device "tablet-lid"]
+/// match-name = mxc4005          # IIO name attribute (glob, as fnmatch(3))
+/// match-label = accel-display   # sysfs label (glob)
+/// match-modalias = acpi:MXC6655* # the device's MODALIAS or its nearest parent's (glob)
+/// mount-matrix = 0, 1, 0; -1, 0, 0; 0, 0, 1
+/// location = display            # display | base
+/// ```
+///
+/// Every `match-*` key given must match; a section needs at least one.
+public struct DeviceOverride: Equatable, Sendable {
+  /// The quoted section argument, for messages.
+  public var title: String
+  /// Where the section starts (`path:line`).
+  public var origin: String
+  /// Pattern for the `name` attribute.
+  public var matchName: String?
+  /// Pattern for the `label` attribute.
+  public var matchLabel: String?
+  /// Pattern for the modalias.
+  public var matchModalias: String?
+  /// The matrix text and where it was written (`path:line`); checked when the file is read.
+  public var mountMatrix: (text: String, origin: String)?
+  /// A location that overrides udev and sysfs.
+  public var location: SensorLocation?
+
+  /// Whether this override applies to a device with these identifiers.
+  public func matches(name: String?, label: String?, modalias: String?) -> Bool {
+    func check(_ pattern: String?, _ value: String?) -> Bool {
+      guard let pattern else { return true }
+      guard let value else { return false }
+      return fnmatch(pattern, value, 0) == 0
+    }
+    return check(matchName, name) && check(matchLabel, label) && check(matchModalias, modalias)
+  }
+
+  /// Compares everything but the matrix origin tuple identity.
+  public static func == (lhs: DeviceOverride, rhs: DeviceOverride) -> Bool {
+    lhs.title == rhs.title && lhs.origin == rhs.origin && lhs.matchName == rhs.matchName
+      && lhs.matchLabel == rhs.matchLabel && lhs.matchModalias == rhs.matchModalias
+      && lhs.mountMatrix?.text == rhs.mountMatrix?.text
+      && lhs.mountMatrix?.origin == rhs.mountMatrix?.origin && lhs.location == rhs.location
+  }
+}
+
+/// The accelerometer part of orientd's configuration.
+public struct AccelerometerConfiguration: Equatable, Sendable {
+  /// `[sampling]`.
+  public var sampling = SamplingConfiguration()
+  /// `[device "…"]` sections, in file order (the first matching one applies).
+  public var devices: [DeviceOverride] = []
+
+  /// The defaults: auto mode, default rates, no overrides.
+  public init() {}
+
+  /// Reads the `[sampling]` and `[device]` sections; other sections are left to other parts of
+  /// the daemon.
+  ///
+  /// - Throws: `ConfigError` at `path:line` for unknown keys, bad values, or a device section
+  ///   without a match key.
+  public init(_ file: ConfigFile) throws(ConfigError) {
+    for section in file.sections(named: "sampling") {
+      if let argument = section.argument {
+        throw ConfigError(
+          source: file.source, line: section.line,
+          reason: "[sampling] takes no argument (found \"\(argument)\")")
+      }
+      for entry in section.entries {
+        func fail(_ reason: String) -> ConfigError {
+          ConfigError(source: file.source, line: entry.line, reason: reason)
+        }
+        switch entry.key {
+        case "mode":
+          guard let mode = SamplingConfiguration.Mode(rawValue: entry.value) else {
+            let allowed = SamplingConfiguration.Mode.allCases.map(\.rawValue)
+            throw fail(
+              "mode '\(entry.value)' is not one of \(allowed.joined(separator: ", "))")
+          }
+          sampling.mode = mode
+        case "poll-rate", "buffered-rate", "rate":
+          let rate: Double
+          do {
+            rate = try DecimalText.parseDouble(entry.value)
+          } catch {
+            throw fail("\(entry.key) '\(entry.value)' is \(error); write a rate in Hz, e.g. 20")
+          }
+          guard rate >= 0.1, rate <= 1000 else {
+            throw fail("\(entry.key) \(entry.value) Hz is outside 0.1 ... 1000")
+          }
+          if entry.key != "buffered-rate" { sampling.pollRate = rate }
+          if entry.key != "poll-rate" { sampling.bufferedRate = rate }
+        case "buffer-length":
+          guard let length = Int(entry.value), length >= 2, length <= 4096 else {
+            throw fail("buffer-length '\(entry.value)' must be a whole number from 2 to 4096")
+          }
+          sampling.bufferLength = length
+        default:
+          throw fail(
+            "unknown key '\(entry.key)' in [sampling] (known: mode, rate, poll-rate, "
+              + "buffered-rate, buffer-length)")
+        }
+      }
+    }
+    for section in file.sections(named: "device") {
+      let origin = "\(file.source):\(section.line)"
+      guard let title = section.argument, !title.isEmpty else {
+        throw ConfigError(
+          source: file.source, line: section.line,
+          reason: "a device section needs a name: [device \"my-tablet\"]")
+      }
+      var override = DeviceOverride(title: title, origin: origin)
+      for entry in section.entries {
+        func fail(_ reason: String) -> ConfigError {
+          ConfigError(source: file.source, line: entry.line, reason: reason)
+        }
+        guard !entry.value.isEmpty else { throw fail("\(entry.key) has no value") }
+        switch entry.key {
+        case "match-name": override.matchName = entry.value
+        case "match-label": override.matchLabel = entry.value
+        case "match-modalias": override.matchModalias = entry.value
+        case "mount-matrix":
+          do {
+            _ = try MountMatrix(parsing: entry.value)
+          } catch {
+            throw fail("\(error)")
+          }
+          override.mountMatrix = (entry.value, "\(file.source):\(entry.line)")
+        case "location":
+          guard let location = SensorLocation(rawValue: entry.value), location != .unknown else {
+            throw fail("location '\(entry.value)' must be 'display' or 'base'")
+          }
+          override.location = location
+        default:
+          throw fail(
+            "unknown key '\(entry.key)' in [device \"\(title)\"] (known: match-name, "
+              + "match-label, match-modalias, mount-matrix, location)")
+        }
+      }
+      guard
+        override.matchName != nil || override.matchLabel != nil
+          || override.matchModalias != nil
+      else {
+        throw ConfigError(
+          source: file.source, line: section.line,
+          reason: "[device \"\(title)\"] needs match-name, match-label or match-modalias")
+      }
+      devices.append(override)
+    }
+  }
+
+  /// The first override matching a device, if any.
+  public func override(name: String?, label: String?, modalias: String?) -> DeviceOverride? {
+    devices.first { $0.matches(name: name, label: label, modalias: modalias) }
+  }
+}
+
+extension DeviceOverride {
+  init(title: String, origin: String) {
+    self.title = title
+    self.origin = origin
+  }
+}

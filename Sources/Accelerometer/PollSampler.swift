@@ -1,0 +1,144 @@
+import Logging
+import SystemKit
+
+/// Reads `in_accel_{x,y,z}_raw` on a timer: the three files stay open and are re-read with
+/// `pread` at offset 0 (which makes sysfs call the driver again), so a reading costs three
+/// system calls and no path lookups.
+final class PollSampler: Sampler {
+  let mode = SamplingMode.polled
+  let rate: Double
+  private(set) var skipped = 0
+
+  private let description: AccelerometerDescription
+  private let logger: Logger
+  private let handler: (SamplerEvent) -> Void
+  private let journal: SysfsJournal
+  private var files: [FileDescriptor] = []
+  private var timer: EventLoop.Timer?
+  private var problems = LogOnce()
+  private var activeProblems: Set<String> = []
+  private let buffer: UnsafeMutableRawBufferPointer
+  private var stopped = false
+
+  static let axes = ["x", "y", "z"]
+
+  /// Opens the attributes, sets the sampling frequency, schedules the timer and posts a first
+  /// reading right away.
+  ///
+  /// - Throws: `SystemError` if an attribute cannot be opened.
+  init(
+    description: AccelerometerDescription, rate: Double, loop: EventLoop, logger: Logger,
+    handler: @escaping (SamplerEvent) -> Void
+  ) throws(SystemError) {
+    self.description = description
+    self.rate = rate
+    self.logger = logger
+    self.handler = handler
+    journal = SysfsJournal(logger: logger)
+    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+    do {
+      for axis in PollSampler.axes {
+        files.append(
+          try FileDescriptor(path: "\(description.facts.syspath)/in_accel_\(axis)_raw"))
+      }
+      _ = FrequencySetting.apply(
+        target: rate, description: description, journal: journal, logger: logger)
+      let interval = Int64((1e9 / rate).rounded())
+      let timer = try loop.makeTimer { [weak self] in self?.poll() }
+      try timer.schedule(afterNanoseconds: interval, intervalNanoseconds: interval)
+      self.timer = timer
+    } catch {
+      close(deviceGone: error.isDeviceGone)
+      throw error
+    }
+    // The first reading goes out as soon as the caller's callback returns.
+    loop.post { [weak self] in self?.poll() }
+  }
+
+  deinit {
+    close(deviceGone: false)
+    buffer.deallocate()
+  }
+
+  func stop() { close(deviceGone: false) }
+
+  private func close(deviceGone: Bool) {
+    if stopped { return }
+    stopped = true
+    timer?.cancel()
+    timer = nil
+    for file in files { file.close() }
+    files.removeAll()
+    journal.restore(deviceGone: deviceGone)
+  }
+
+  private enum AxisRead {
+    case value(Int64)
+    case bad
+    case gone
+  }
+
+  /// One reading: three `pread`s, each parsed strictly; any bad axis skips the reading.
+  private func poll() {
+    guard !stopped, files.count == 3 else { return }
+    var failed = false
+    var x: Int64 = 0
+    var y: Int64 = 0
+    var z: Int64 = 0
+    switch read(axis: 0) {
+    case .value(let v): x = v
+    case .bad: failed = true
+    case .gone: return
+    }
+    switch read(axis: 1) {
+    case .value(let v): y = v
+    case .bad: failed = true
+    case .gone: return
+    }
+    switch read(axis: 2) {
+    case .value(let v): z = v
+    case .bad: failed = true
+    case .gone: return
+    }
+    if failed {
+      skipped += 1
+      return
+    }
+    if !activeProblems.isEmpty {
+      for key in activeProblems.sorted() {
+        problems.clear(key, logger: logger, "\(description.sysname): readings valid again")
+      }
+      activeProblems.removeAll()
+    }
+    handler(.reading(RawReading(timestamp: Clock.monotonicNanoseconds(), x: x, y: y, z: z)))
+  }
+
+  private func read(axis: Int) -> AxisRead {
+    let file = files[axis]
+    let result: Result<Int64, RawValueProblem>
+    do {
+      let n = try file.pread(into: buffer, offset: 0)
+      result = SysfsValue.parseRaw(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+    } catch {
+      if error.isDeviceGone {
+        let reason = "\(file.path): \(error.reason)"
+        close(deviceGone: true)
+        handler(.gone(reason))
+        return .gone
+      }
+      result = .failure(.readError(error.errno))
+    }
+    switch result {
+    case .success(let value): return .value(value)
+    case .failure(let problem):
+      let name = PollSampler.axes[axis]
+      let key = "\(name) \(problem.kind)"
+      activeProblems.insert(key)
+      problems.report(
+        key, logger: logger,
+        "\(description.sysname): skipping reading, in_accel_\(name)_raw: \(problem) "
+          + "(logged once until readings are valid again)")
+      return .bad
+    }
+  }
+}

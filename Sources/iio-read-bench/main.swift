@@ -1,0 +1,156 @@
+// iio-read-bench: reads the same accelerometer's in_accel_{x,y,z}_raw three ways and prints
+// readings per second and CPU time per reading side by side:
+//   libiio   iio_channel_attr_read_longlong() (libiio 0.24 local backend: fopen/fread/fclose
+//            per attribute read)
+//   reopen   open/read/close per attribute (SystemKit.Sysfs.read, what most tools do)
+//   pread    three descriptors kept open, pread() at offset 0, strict parse: orientd's path
+//
+// usage: iio-read-bench [--device iio:device0] [--readings N] [--only libiio|reopen|pread]
+//
+// Run it under umockdev-run with an emulated device, or on a machine with a real one;
+// scripts/iio-read-bench.sh does both and adds syscalls per reading (strace).
+import Accelerometer
+import CIIO
+import Glibc
+import SystemKit
+
+/// Writes a message to stderr.
+func complain(_ message: String) {
+  _ = message.withCString { Glibc.write(2, $0, strlen($0)) }
+}
+
+struct Options {
+  var device = "iio:device0"
+  var readings = 20_000
+  var only: String?
+
+  init(_ arguments: [String]) {
+    var rest = arguments[...]
+    while let argument = rest.popFirst() {
+      switch argument {
+      case "--device": device = rest.popFirst() ?? device
+      case "--readings": readings = rest.popFirst().flatMap { Int($0) } ?? readings
+      case "--only": only = rest.popFirst()
+      case "--help":
+        print(
+          "usage: iio-read-bench [--device iio:deviceN] [--readings N] [--only libiio|reopen|pread]"
+        )
+        exit(0)
+      default:
+        complain("iio-read-bench: unknown option \(argument)\n")
+        exit(64)
+      }
+    }
+  }
+}
+
+/// CPU time (user + system) of this process in microseconds (getrusage).
+func cpuMicroseconds() -> Double {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  let user = Double(usage.ru_utime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec)
+  let system = Double(usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_stime.tv_usec)
+  return user + system
+}
+
+struct Result {
+  var method: String
+  var readings: Int
+  var seconds: Double
+  var cpu: Double
+  var checksum: Int64
+}
+
+func measure(_ method: String, readings: Int, _ body: () -> Int64) -> Result {
+  let cpu0 = cpuMicroseconds()
+  let t0 = Clock.monotonicNanoseconds()
+  var checksum: Int64 = 0
+  for _ in 0..<readings { checksum &+= body() }
+  let seconds = Double(Clock.monotonicNanoseconds() - t0) / 1e9
+  return Result(
+    method: method, readings: readings, seconds: seconds, cpu: cpuMicroseconds() - cpu0,
+    checksum: checksum)
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let syspath = "/sys/bus/iio/devices/\(options.device)"
+let axes = ["x", "y", "z"]
+var results: [Result] = []
+
+if options.only == nil || options.only == "libiio" {
+  guard let context = iio_create_local_context() else {
+    complain("iio-read-bench: libiio found no local context: \(String(cString: strerror(errno)))\n")
+    exit(69)
+  }
+  defer { iio_context_destroy(context) }
+  guard let device = iio_context_find_device(context, options.device) else {
+    complain("iio-read-bench: libiio has no device \(options.device)\n")
+    exit(69)
+  }
+  let channels = axes.compactMap { iio_device_find_channel(device, "accel_\($0)", false) }
+  guard channels.count == 3 else {
+    complain("iio-read-bench: \(options.device) has no accel_x/y/z channels for libiio\n")
+    exit(69)
+  }
+  results.append(
+    measure("libiio", readings: options.readings) {
+      var sum: Int64 = 0
+      for channel in channels {
+        var value: Int64 = 0
+        if iio_channel_attr_read_longlong(channel, "raw", &value) == 0 { sum &+= value }
+      }
+      return sum
+    })
+}
+
+if options.only == nil || options.only == "reopen" {
+  results.append(
+    measure("reopen", readings: options.readings) {
+      var sum: Int64 = 0
+      for axis in axes {
+        if let text = try? Sysfs.read("\(syspath)/in_accel_\(axis)_raw"),
+          case .success(let value) = SysfsValue.parseRaw(text.utf8)
+        {
+          sum &+= value
+        }
+      }
+      return sum
+    })
+}
+
+if options.only == nil || options.only == "pread" {
+  let files: [FileDescriptor]
+  do {
+    files = try axes.map { try FileDescriptor(path: "\(syspath)/in_accel_\($0)_raw") }
+  } catch {
+    complain("iio-read-bench: \(error)\n")
+    exit(69)
+  }
+  let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+  defer { buffer.deallocate() }
+  results.append(
+    measure("pread", readings: options.readings) {
+      var sum: Int64 = 0
+      for file in files {
+        guard let n = try? file.pread(into: buffer, offset: 0),
+          case .success(let value) = SysfsValue.parseRaw(
+            UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        else { continue }
+        sum &+= value
+      }
+      return sum
+    })
+}
+
+func pad(_ s: String, _ width: Int) -> String {
+  s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
+}
+print("device \(options.device), \(options.readings) readings of x, y, z per method")
+print("method      readings/s    CPU us/reading   checksum")
+for r in results {
+  let rate = Double(r.readings) / max(r.seconds, 1e-9)
+  print(
+    pad(r.method, 6) + pad(FixedPoint.format(rate, decimals: 0), 16)
+      + pad(FixedPoint.format(r.cpu / Double(r.readings), decimals: 2), 17)
+      + pad(String(r.checksum), 11))
+}

@@ -1,0 +1,119 @@
+import Accelerometer
+import Glibc
+import JSON
+import Logging
+import Orientation
+import SystemKit
+
+/// `orientd --list-sensors [--json] [--config FILE] [-v]`: every IIO accelerometer found, what
+/// orientd makes of it, and which one it would use; for users writing hwdb quirks.
+enum ListSensorsCommand {
+  static let usage = "usage: orientd --list-sensors [--json] [--config FILE] [-v]"
+
+  /// Runs the command and returns the exit code: 0 when at least one accelerometer exists,
+  /// 69 when there is none.
+  static func main(_ arguments: [String]) -> Int32 {
+    let options: SensorCommandOptions
+    do {
+      options = try SensorCommandOptions(
+        arguments, allowed: ["--list-sensors", "--json", "--config", "-v", "--verbose"])
+    } catch {
+      SensorCommandSupport.fail(64, "\(error.message)\n\(usage)")
+    }
+    let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
+    var logger = SensorCommandSupport.logger(verbose: options.verbose)
+    if !options.verbose { logger.level = .error }
+    let manager: SensorManager
+    do {
+      let loop = try EventLoop()
+      manager = try SensorManager(loop: loop, configuration: configuration, logger: logger)
+      try manager.begin(monitor: false)
+    } catch {
+      SensorCommandSupport.fail(69, "cannot enumerate IIO devices: \(error)")
+    }
+    let sensors = manager.sensors
+    let outcome = manager.choice
+    if options.json {
+      let document = JSONValue.object([
+        ("sensors", .array(sensors.map(\.jsonValue))),
+        ("chosen", outcome.chosen.map { .string($0.sysname) } ?? .null),
+        ("chosenMode", manager.active.map { .string($0.mode.rawValue) } ?? .null),
+        ("chosenRate", manager.active.map { .number($0.rate) } ?? .null),
+        ("notChosen", .array(outcome.notChosen.map { .string($0) })),
+        ("triggers", .array(manager.knownTriggers.map { .string($0.name) })),
+      ])
+      SensorCommandSupport.writeLine(document.encoded())
+    } else {
+      SensorCommandSupport.writeLine(text(sensors, outcome: outcome, manager: manager))
+    }
+    return sensors.isEmpty ? 69 : 0
+  }
+
+  private static func text(
+    _ sensors: [AccelerometerDescription], outcome: SensorChoice.Outcome, manager: SensorManager
+  ) -> String {
+    if sensors.isEmpty {
+      return "No IIO accelerometer found (looked for in_accel_{x,y,z}_raw and "
+        + "scan_elements/in_accel_{x,y,z}_en in the iio subsystem)."
+    }
+    var lines: [String] = []
+    func row(_ key: String, _ value: String) {
+      lines.append("  " + (key + ":").padding(18) + value)
+    }
+    for sensor in sensors {
+      let used = sensor.sysname == outcome.chosen?.sysname
+      lines.append("\(sensor.sysname)\(used ? "  (used for orientation)" : "")")
+      row("name", sensor.facts.name ?? "-")
+      row("label", sensor.facts.label ?? "-")
+      row("syspath", sensor.facts.syspath)
+      row("device node", sensor.facts.devnode ?? "-")
+      row("modalias", sensor.facts.modalias ?? "-")
+      row("hwdb key", sensor.facts.hwdbKey ?? "- (no parent with a modalias)")
+      row("location", "\(sensor.location.rawValue) (\(sensor.locationSource))")
+      var modes = [sensor.canBuffer ? "buffered" : nil, sensor.canPoll ? "polled" : nil]
+        .compactMap { $0 }.joined(separator: ", ")
+      if used, let active = manager.active {
+        modes += " (would use \(active.mode.rawValue) at \(AvailableValues.format(active.rate)) Hz)"
+      }
+      row("modes", modes.isEmpty ? "-" : modes)
+      row("mount matrix", "\(sensor.mountMatrix) (\(sensor.mountMatrixSource))")
+      if let udev = sensor.facts.udevMountMatrix { row("  udev", udev) }
+      for item in sensor.facts.sysfsMountMatrices {
+        row("  sysfs", "\(item.attribute) = \(item.text)")
+      }
+      let scaleSource = sensor.facts.scale.map(\.attribute).joined(separator: ", ")
+      row(
+        "scale",
+        "\(vector(sensor.scale)) (\(scaleSource.isEmpty ? "none, assumed 1" : scaleSource))")
+      row("offset", vector(sensor.offset))
+      if let attribute = sensor.facts.samplingFrequency?.attribute {
+        var text =
+          "\(sensor.samplingFrequency.map { AvailableValues.format($0) } ?? "?") Hz (\(attribute))"
+        if let available = sensor.availableFrequencies { text += ", available: \(available.text)" }
+        row("sampling freq", text)
+      } else {
+        row("sampling freq", "-")
+      }
+      for problem in sensor.problems { row("problem", problem) }
+      lines.append("")
+    }
+    if let chosen = outcome.chosen {
+      lines.append("Would use \(chosen.sysname) for orientation.")
+    } else {
+      lines.append("Would use none: no display accelerometer (orientation stays undefined).")
+    }
+    for reason in outcome.notChosen { lines.append("  not used: \(reason)") }
+    return lines.joined(separator: "\n")
+  }
+
+  private static func vector(_ v: Vector3) -> String {
+    if v.x == v.y && v.y == v.z { return AvailableValues.format(v.x) }
+    return [v.x, v.y, v.z].map { AvailableValues.format($0) }.joined(separator: ", ")
+  }
+}
+
+extension String {
+  fileprivate func padding(_ width: Int) -> String {
+    count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+  }
+}

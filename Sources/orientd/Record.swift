@@ -1,0 +1,95 @@
+import Accelerometer
+import Glibc
+import Logging
+import Orientation
+import SystemKit
+
+/// `orientd record [--duration S] [--config FILE] [-v]`: samples the chosen display sensor and
+/// prints CSV `t,x,y,z` (seconds since the first sample, m/s^2 in the display frame) until
+/// interrupted or the duration ends; the input format of `orientd replay`.
+///
+/// SIGINT and SIGTERM stop sampling through the event loop, so the device's sysfs settings are
+/// restored before exit. Sensor changes are logged on stderr.
+enum RecordCommand {
+  static let usage = "usage: orientd record [--duration S] [--config FILE] [-v]"
+
+  /// Runs the command; returns 0 after a clean stop, 69 if no sample was ever recorded because
+  /// there was no display accelerometer.
+  static func main(_ arguments: [String]) -> Int32 {
+    let options: SensorCommandOptions
+    do {
+      options = try SensorCommandOptions(
+        arguments, allowed: ["--duration", "--config", "-v", "--verbose"])
+    } catch {
+      SensorCommandSupport.fail(64, "\(error.message)\n\(usage)")
+    }
+    let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
+    let logger = SensorCommandSupport.logger(verbose: options.verbose)
+    // A closed pipe must end the recording cleanly (restoring sysfs), not kill the process.
+    signal(SIGPIPE, SIG_IGN)
+
+    do {
+      let loop = try EventLoop()
+      let manager = try SensorManager(loop: loop, configuration: configuration, logger: logger)
+      var first: Int64?
+      var samples = 0
+      var sawSensor = false
+      var announced: String?
+      func finish() {
+        manager.stop()
+        loop.stop()
+      }
+      // Signals first, before anything could start a thread.
+      let signals = try loop.handleSignals([SIGINT, SIGTERM]) { signo in
+        logger.info("signal \(signo): stopping")
+        finish()
+      }
+      manager.onSensorChange = { status in
+        if let status {
+          sawSensor = true
+          let text =
+            "recording \(status.description.sysname) (\(status.mode.rawValue), "
+            + "\(AvailableValues.format(status.rate)) Hz)"
+          if status.isSampling, text != announced { logger.notice(text) }
+          if status.isSampling { announced = text }
+        } else {
+          announced = nil
+          logger.notice("no display accelerometer; waiting for one")
+        }
+      }
+      manager.onSample = { sample in
+        let start = first ?? sample.timestamp
+        first = start
+        samples += 1
+        let t = Double(sample.timestamp - start) / 1e9
+        let v = sample.acceleration
+        let line = [t, v.x, v.y, v.z].enumerated().map { i, value in
+          FixedPoint.format(value, decimals: i == 0 ? 3 : 4)
+        }.joined(separator: ",")
+        if !SensorCommandSupport.writeLine(line) {
+          logger.info("output closed: stopping")
+          finish()
+        }
+      }
+      var timer: EventLoop.Timer?
+      if let duration = options.duration {
+        let t = try loop.makeTimer { finish() }
+        try t.schedule(afterNanoseconds: Int64(duration * 1e9))
+        timer = t
+      }
+      SensorCommandSupport.writeLine("t,x,y,z")
+      try manager.begin()
+      if manager.active == nil { logger.notice("no display accelerometer yet; waiting for one") }
+      sawSensor = sawSensor || manager.active != nil
+      manager.start()
+      try loop.run()
+      manager.stop()
+      timer?.cancel()
+      signals.cancel()
+      logger.info("recorded \(samples) samples, skipped \(manager.readingsSkipped)")
+      return samples == 0 && !sawSensor ? 69 : 0
+    } catch {
+      SensorCommandSupport.fail(69, "cannot record: \(error)")
+    }
+  }
+}

@@ -1,0 +1,161 @@
+// A test helper: runs Accelerometer.SensorManager on an event loop, controlled line by line on
+// stdin, reporting on stdout. The AccelerometerTests run it inside umockdev testbeds.
+//
+//   stdin:  start | stop | status | quit
+//   stdout: sensor <json> | sensor none        whenever the active sensor changes
+//           sample <ns> <x> <y> <z>            each reading (m/s^2, display frame)
+//           ok start | ok stop                 after the call returned
+//           status started=<b> delivered=<n> skipped=<n>
+//
+// Options: --config FILE, --start (start at once), -v.
+//
+// DeviceDiscovery modes (DeviceDiscoveryTests):
+//   --udev-list SUBSYSTEM   one `device <json>` line per device, then exit
+//   --udev-watch SUBSYSTEM  `ready`, then `event <action> <sysname> <json>` per uevent until
+//                           stdin closes
+import Accelerometer
+import DeviceDiscovery
+import Glibc
+import JSON
+import Logging
+import Orientation
+import SystemKit
+
+func say(_ text: String) {
+  let line = text + "\n"
+  _ = line.withCString { Glibc.write(1, $0, strlen($0)) }
+}
+
+/// Everything DeviceDiscovery tells about a device, as JSON.
+func udevJSON(_ device: UdevDevice) -> JSONValue {
+  func string(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+  return .object([
+    ("syspath", .string(device.syspath)), ("sysname", .string(device.sysname)),
+    ("sysnum", device.sysnum.map { .number(Double($0)) } ?? .null),
+    ("devnode", string(device.devnode)), ("subsystem", string(device.subsystem)),
+    ("properties", .object(device.properties.map { ($0.name, .string($0.value)) })),
+    ("attributes", .array(device.attributeNames.map { .string($0) })),
+    ("name", string(device.attribute("name"))),
+    ("parent", string(device.parent?.syspath)),
+    ("modalias", string(device.nearestProperty("MODALIAS")?.value)),
+    ("action", string(device.action?.description)),
+  ])
+}
+
+func udevMode(_ mode: String, subsystem: String) throws -> Never {
+  let context = try UdevContext()
+  if mode == "--udev-list" {
+    for device in try context.devices(subsystem: subsystem) {
+      say("device " + udevJSON(device).encoded())
+    }
+    say("missing " + (context.device(syspath: "/sys/devices/none") == nil ? "nil" : "found"))
+    exit(0)
+  }
+  let loop = try EventLoop()
+  let monitor = try UdevMonitor(context: context, subsystems: [subsystem])
+  let watch = try loop.watch(monitor.fileDescriptor, for: .readable) { _ in
+    while let device = monitor.receive() {
+      say(
+        "event \(device.action?.description ?? "?") \(device.sysname) " + udevJSON(device).encoded()
+      )
+    }
+  }
+  let input = try loop.watch(0, for: .readable) { _ in
+    var byte: UInt8 = 0
+    if Glibc.read(0, &byte, 1) <= 0 { loop.stop() }
+  }
+  say("ready")
+  try loop.run()
+  watch.cancel()
+  input.cancel()
+  exit(0)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if let mode = arguments.first, mode == "--udev-list" || mode == "--udev-watch", arguments.count == 2
+{
+  try udevMode(mode, subsystem: arguments[1])
+}
+var configuration = AccelerometerConfiguration()
+var startNow = false
+var level = LogLevel.info
+while !arguments.isEmpty {
+  let argument = arguments.removeFirst()
+  switch argument {
+  case "--config":
+    guard let path = arguments.first else { fatalError("--config needs a file") }
+    arguments.removeFirst()
+    let text = String(decoding: try FileDescriptor(path: path).readToEnd(), as: UTF8.self)
+    do {
+      configuration = try AccelerometerConfiguration(ConfigFile(parsing: text, source: path))
+    } catch {
+      say("config-error \(error)")
+      exit(65)
+    }
+  case "--start": startNow = true
+  case "-v": level = .debug
+  default:
+    say("usage-error \(argument)")
+    exit(64)
+  }
+}
+
+let loop = try EventLoop()
+let logger = Logger(label: "accel-probe", level: level)
+let manager = try SensorManager(loop: loop, configuration: configuration, logger: logger)
+let signals = try loop.handleSignals([SIGINT, SIGTERM]) { _ in
+  manager.stop()
+  loop.stop()
+}
+manager.onSensorChange = { status in
+  say("sensor " + (status.map { $0.jsonValue.encoded() } ?? "none"))
+}
+manager.onSample = { sample in
+  let v = sample.acceleration
+  say(
+    "sample \(sample.timestamp) \(FixedPoint.format(v.x, decimals: 6)) "
+      + "\(FixedPoint.format(v.y, decimals: 6)) \(FixedPoint.format(v.z, decimals: 6))")
+}
+var pending: [UInt8] = []
+let input = try loop.watch(0, for: .readable) { _ in
+  var buffer = [UInt8](repeating: 0, count: 256)
+  let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, 256) }
+  if n <= 0 {
+    manager.stop()
+    loop.stop()
+    return
+  }
+  pending += buffer[0..<n]
+  while let newline = pending.firstIndex(of: 0x0A) {
+    let command = String(decoding: pending[..<newline], as: UTF8.self)
+    pending.removeSubrange(...newline)
+    switch command {
+    case "start":
+      manager.start()
+      say("ok start")
+    case "stop":
+      manager.stop()
+      say("ok stop")
+    case "status":
+      say(
+        "status started=\(manager.isStarted) delivered=\(manager.samplesDelivered) "
+          + "skipped=\(manager.readingsSkipped)")
+    case "quit":
+      manager.stop()
+      loop.stop()
+    default: say("unknown \(command)")
+    }
+  }
+}
+try manager.begin()
+if manager.active == nil { say("sensor none") }
+if startNow {
+  manager.start()
+  say("ok start")
+}
+try loop.run()
+input.cancel()
+signals.cancel()
+say(
+  "status started=\(manager.isStarted) delivered=\(manager.samplesDelivered) skipped=\(manager.readingsSkipped)"
+)
