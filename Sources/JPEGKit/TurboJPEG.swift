@@ -71,6 +71,13 @@ public struct JPEGInfo: Equatable, Sendable {
   public var height: Int
   /// Chroma subsampling, `nil` when TurboJPEG cannot name it (unusual sampling factors).
   public var subsampling: ChromaSubsampling?
+
+  /// Creates a header record.
+  public init(width: Int, height: Int, subsampling: ChromaSubsampling?) {
+    self.width = width
+    self.height = height
+    self.subsampling = subsampling
+  }
 }
 
 /// Owns a TurboJPEG instance (`tjInitCompress`/`tjInitDecompress`/`tjInitTransform`) and

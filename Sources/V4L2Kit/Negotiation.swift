@@ -11,6 +11,12 @@ public enum Negotiation {
     public var format: PixelFormat
     /// The size.
     public var size: FrameSize
+
+    /// Creates a choice.
+    public init(format: PixelFormat, size: FrameSize) {
+      self.format = format
+      self.size = size
+    }
   }
 
   /// Picks the format and size to capture with.
