@@ -60,7 +60,9 @@ let package = Package(
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
     .testTarget(
       name: "CaptureTests",
-      dependencies: ["Capture", "Imaging", "JPEGKit", "V4L2Kit", "Orientation", "TestSupport"]),
+      dependencies: [
+        "Capture", "Imaging", "JPEGKit", "V4L2Kit", "Orientation", "JSON", "Logging", "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

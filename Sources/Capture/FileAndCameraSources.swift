@@ -140,6 +140,11 @@ public final class CameraSource: FrameSource {
   public var remainingFrames: Int? { nil }
   private var stream: V4L2Stream?
   private let handle: V4L2Device
+  private let decoder: JPEGDecoder
+
+  static func isCompleteJPEG(_ bytes: [UInt8], _ decoder: JPEGDecoder) -> Bool {
+    JPEGSegments.endsWithEOI(bytes) && (try? decoder.header(bytes)) != nil
+  }
 
   /// The mounting correction the driver reports, converted to degrees clockwise
   /// (`V4L2_CID_CAMERA_SENSOR_ROTATION` is counter-clockwise), or `nil`.
@@ -155,6 +160,9 @@ public final class CameraSource: FrameSource {
     path: String?, resolution: FrameSize?, formats: [PixelFormat], skip: Int,
     minimum: FrameSize?, logger: Logger
   ) throws(CaptureError) {
+    do { decoder = try JPEGDecoder() } catch {
+      throw CaptureError(.software, "cannot start TurboJPEG: \(error)")
+    }
     var others: [DeviceDescription]?
     let chosenPath: String
     if let path {
@@ -209,8 +217,20 @@ public final class CameraSource: FrameSource {
   /// Waits for the next frame.
   public func nextFrame() throws(CaptureError) -> Frame {
     guard let stream else { throw CaptureError(.software, "\(name): frame requested after close") }
-    let captured: CapturedFrame
-    do { captured = try stream.nextFrame() } catch { throw CaptureError(error) }
+    var captured: CapturedFrame
+    var attempts = 0
+    while true {
+      do { captured = try stream.nextFrame() } catch { throw CaptureError(error) }
+      // USB cameras now and then deliver a cut-off MJPEG frame; take the next one.
+      guard format.isCompressed, !CameraSource.isCompleteJPEG(captured.bytes, decoder) else {
+        break
+      }
+      attempts += 1
+      guard attempts < 5 else {
+        throw CaptureError(
+          .ioError, "\(name): \(attempts) damaged \(active.fourCC) frames in a row")
+      }
+    }
     let monoNow = Clock.monotonicNanoseconds()
     let realNow = Clock.realtimeNanoseconds()
     // Drivers stamp frames with CLOCK_MONOTONIC; fall back to "now" for anything else.

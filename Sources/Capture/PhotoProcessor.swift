@@ -110,9 +110,10 @@ public final class PhotoProcessor {
   ) throws -> ([UInt8], RotationMethod) {
     let info = try decoder.header(source)
     guard transform != .identity else {
-      // Untouched, except that an MJPEG frame without Huffman tables is completed (an identity
-      // transform writes the standard tables), since most viewers cannot open it otherwise.
-      if JPEGSegments.hasHuffmanTables(source) { return (source, .unchanged) }
+      // The pixels stay as they are, but the data still goes through an identity transform:
+      // it reads every block (so a damaged file is refused, not passed on) and writes complete
+      // Huffman tables (MJPEG cameras often leave them out, and most viewers then fail). It
+      // costs an entropy decode and encode, no DCT.
       return (try LosslessJPEG.transform(source, .identity, edges: .exact), .unchanged)
     }
     guard let subsampling = info.subsampling else {
