@@ -102,10 +102,12 @@ public enum CaptureCommand {
     let logger = environment.logger
     var trigger = Clock.monotonicNanoseconds()
     let resolver = try orientationProvider(options, environment: environment)
+    defer { resolver.provider.release() }
     var reading = try resolver.resolve()
     let source = try openSource(options, orientation: reading.orientation, logger: logger)
     defer { source.close() }
     let count = options.count ?? source.remainingFrames ?? 1
+    if count == 1 { resolver.provider.release() }  // claim only for the capture
     if let remaining = source.remainingFrames, remaining < count {
       throw CaptureError(
         .usage, "--count \(count) but \(source.name) has only \(remaining) file(s) left")
@@ -130,6 +132,7 @@ public enum CaptureCommand {
       if index > 0 {
         trigger = Clock.monotonicNanoseconds()
         reading = try resolver.resolve()
+        if index == count - 1 { resolver.provider.release() }
       }
       if let pattern = source as? PatternSource, case .pattern(nil) = options.source {
         pattern.heldOrientation = reading.orientation
@@ -262,20 +265,28 @@ public enum InspectCommand {
 
   /// One line of text for a result of `inspect`.
   public static func text(_ value: JSONValue) -> String {
-    func s(_ key: String) -> String {
-      guard let v = value[key] else { return "?" }
+    func s(_ key: String) -> String? {
+      guard let v = value[key] else { return nil }
       if let t = v.stringValue { return t }
       if let n = v.numberValue { return JSONValue.format(n) }
-      return v == .null ? "none" : v.encoded()
+      return nil
     }
-    let pattern = value["pattern"]
-    let displayed = pattern?["displayed"]?.stringValue
-    let patternText =
+    var parts = ["\(s("width") ?? "?")x\(s("height") ?? "?") \(s("subsampling") ?? "")"]
+    if value["exif"]?.boolValue == true {
+      parts.append("EXIF Orientation \(s("exifOrientation") ?? "absent")")
+      let camera = [s("make"), s("model")].compactMap { $0 }.joined(separator: " ")
+      if !camera.isEmpty { parts.append(camera) }
+      if let taken = s("dateTimeOriginal") {
+        let fraction = s("subSecTimeOriginal").map { ".\($0)" } ?? ""
+        parts.append("taken \(taken)\(fraction) \(s("offsetTimeOriginal") ?? "")")
+      }
+    } else {
+      parts.append("no EXIF")
+    }
+    let displayed = value["pattern"]?["displayed"]?.stringValue
+    parts.append(
       displayed.map { $0 == "none" ? "test pattern upright" : "test pattern turned: \($0)" }
-      ?? "no test pattern recognised"
-    return "\(s("path")): \(s("width"))x\(s("height")) \(s("subsampling")), "
-      + "EXIF Orientation \(s("exifOrientation")), \(s("make")) \(s("model")), "
-      + "taken \(s("dateTimeOriginal")).\(s("subSecTimeOriginal")) \(s("offsetTimeOriginal")); "
-      + patternText
+        ?? "no test pattern recognised")
+    return "\(s("path") ?? "?"): " + parts.joined(separator: ", ")
   }
 }

@@ -23,12 +23,27 @@ public struct OrientationReading: Equatable, Sendable {
 /// Implementations: `FixedOrientationProvider` (`--orientation NAME`),
 /// `WatchLinesProvider` (`--orientation-from`), and for `--orientation auto` whatever
 /// `CaptureEnvironment.autoOrientation` makes (the D-Bus client of orientd plugs in there).
+///
+/// A D-Bus provider claims the accelerometer on its first `currentOrientation()` (or in its
+/// initialiser), answers from the claim, and drops the claim in `release()`, which the capture
+/// calls as soon as it has its last orientation, so the sensor runs only for the capture.
+/// "No service", "no accelerometer" (`HasAccelerometer` false) and an `undefined` orientation
+/// are all `CaptureError.unavailable`: that is what `--orientation-fallback` covers.
 public protocol OrientationProvider: AnyObject {
   /// The current orientation.
   ///
-  /// - Throws: `CaptureError.unavailable` when there is no service or sensor,
+  /// - Throws: `CaptureError.unavailable` when there is no service, no sensor or no reading,
   ///   `.badData` when the input holds no usable orientation.
   func currentOrientation() throws(CaptureError) -> OrientationReading
+
+  /// Gives up whatever was claimed to answer (a D-Bus accelerometer claim); idempotent. The
+  /// provider may be asked again later (a session), and then claims again.
+  func release()
+}
+
+extension OrientationProvider {
+  /// Nothing to release.
+  public func release() {}
 }
 
 /// `--orientation NAME`: always the same.
@@ -207,9 +222,12 @@ public final class WatchLinesProvider: OrientationProvider {
     reportedWarnings = parser.warnings.count
     guard let latest = parser.latest else {
       var why = ended ? "ended" : "gave nothing usable within \(waitNanoseconds / 1_000_000_000) s"
-      if parser.sawUndefined { why += " (only \"undefined\": is the device lying flat?)" }
+      if parser.sawUndefined { why += " (only \"undefined\": no accelerometer reading yet)" }
+      // Silence and "undefined" mean no reading (which --orientation-fallback covers); lines
+      // that are all malformed mean the wrong input.
+      let malformed = !parser.warnings.isEmpty && !parser.sawUndefined
       throw CaptureError(
-        .badData,
+        malformed ? .badData : .unavailable,
         "--orientation-from \(label): no orientation: the input \(why) after "
           + "\(parser.lineCount) line(s); expected lines from `orientd --watch --json`")
     }

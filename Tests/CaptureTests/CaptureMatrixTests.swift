@@ -172,3 +172,58 @@ func readBytes(_ path: String) -> [UInt8] {
   }
   return bytes
 }
+
+/// A stand-in for the D-Bus client: records what the capture asks of it.
+final class RecordingProvider: OrientationProvider {
+  var events: [String] = []
+  var answers: [Orientation]
+  init(_ answers: [Orientation]) { self.answers = answers }
+
+  func currentOrientation() throws(CaptureError) -> OrientationReading {
+    events.append("read")
+    guard !answers.isEmpty else { throw CaptureError(.unavailable, "orientd not reachable (test)") }
+    return OrientationReading(answers.removeFirst(), source: "orientd")
+  }
+
+  func release() { events.append("release") }
+}
+
+@Suite struct AutoOrientationHookTests {
+  /// `--orientation auto` goes through `CaptureEnvironment.autoOrientation`; the claim is
+  /// released right after the last reading, and each photo follows its own reading.
+  @Test func providerIsAskedPerPhotoAndReleased() throws {
+    let dir = try TemporaryDirectory("auto")
+    let provider = RecordingProvider([.leftUp, .bottomUp])
+    let environment = CaptureEnvironment(
+      logger: Logger(label: "orientcam-test", level: .error), software: "orientcam test",
+      autoOrientation: { _ in provider })
+    let options = try CaptureOptions(arguments: [
+      "--source", "pattern", "--count", "2", "-o", dir.file("{n}-{orientation}.jpg"),
+    ])
+    let reports = try CaptureCommand.run(options, environment: environment)
+    #expect(reports.map(\.path) == [dir.file("1-left-up.jpg"), dir.file("2-bottom-up.jpg")])
+    #expect(reports.map(\.orientation.source) == ["orientd", "orientd"])
+    #expect(provider.events.prefix(3) == ["read", "read", "release"])
+    for report in reports {
+      let image = try JPEGDecoder().decode(readBytes(report.path))
+      #expect(PatternProbe.probe(image).transform == .identity, "\(report.path)")
+    }
+  }
+
+  @Test func unavailableFallsBackOnlyWhenAllowed() throws {
+    let dir = try TemporaryDirectory("auto")
+    let environment = CaptureEnvironment(
+      logger: Logger(label: "orientcam-test", level: .critical), software: "orientcam test",
+      autoOrientation: { _ in RecordingProvider([]) })
+    let strict = try CaptureOptions(arguments: ["--source", "pattern", "-o", dir.file("a.jpg")])
+    let error = #expect(throws: CaptureError.self) {
+      try CaptureCommand.run(strict, environment: environment)
+    }
+    #expect(error?.kind == .unavailable)
+    let lenient = try CaptureOptions(arguments: [
+      "--source", "pattern", "--orientation-fallback", "normal", "-o", dir.file("a.jpg"),
+    ])
+    let reports = try CaptureCommand.run(lenient, environment: environment)
+    #expect(reports.first?.orientation == OrientationReading(.normal, source: "fallback"))
+  }
+}

@@ -327,19 +327,33 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     try check(dir.file("p.jpg"), "left-up")
   }
 
+  /// Only malformed lines: the wrong input (65). Only "undefined" or nothing at all: no
+  /// reading (69), which --orientation-fallback covers.
   @Test func noUsableLine() throws {
     let dir = try TemporaryDirectory("watch")
-    try writeFile(dir.file("bad.log"), "nonsense\n{\"orientation\":\"undefined\"}\n")
-    let result = try orientcam(
-      [
-        "capture", "--source", "pattern", "--orientation-from", dir.file("bad.log"), "-o",
+    try writeFile(dir.file("bad.log"), "nonsense\n[1]\n")
+    try writeFile(dir.file("flat.log"), "nonsense\n{\"orientation\":\"undefined\"}\n")
+    try writeFile(dir.file("empty.log"), "")
+    for (name, status, needle) in [
+      ("bad.log", Int32(65), "bad.log:1: not JSON"), ("flat.log", 69, "only \"undefined\""),
+      ("empty.log", 69, "ended after 0 line(s)"),
+    ] {
+      let args = [
+        "capture", "--source", "pattern", "--orientation-from", dir.file(name), "-o",
         dir.file("p.jpg"),
-      ],
-      in: dir)
-    #expect(result.status == 65)
-    #expect(result.stderr.contains("no orientation"), "\(result.stderr)")
-    #expect(result.stderr.contains("undefined"), "\(result.stderr)")
-    #expect(!exists(dir.file("p.jpg")))
+      ]
+      let result = try orientcam(args, in: dir)
+      #expect(result.status == status, "\(name): \(result.stderr)")
+      #expect(result.stderr.contains("no orientation"), "\(name): \(result.stderr)")
+      #expect(result.stderr.contains(needle), "\(name): \(result.stderr)")
+      #expect(!exists(dir.file("p.jpg")))
+      if status == 69 {
+        let allowed = try orientcam(args + ["--orientation-fallback", "normal"], in: dir)
+        #expect(allowed.status == 0, "\(name): \(allowed.stderr)")
+        #expect(exists(dir.file("p.jpg")))
+        unlink(dir.file("p.jpg"))
+      }
+    }
   }
 
   @Test func autoWithoutOrientdNeedsAFallback() throws {
