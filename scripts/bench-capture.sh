@@ -2,10 +2,13 @@
 # orientcam against the usual tools, whole process each time (start-up included):
 #   1. lossless 90-degree rotation of a 12-megapixel JPEG (4032x3024, 4:2:0, a whole number of
 #      MCUs, so every tool can be exact): orientcam vs `jpegtran -rotate 90` vs `exiftran -9`;
+#      and at 4000x3000 (not a whole number of MCUs): trimming with orientcam and jpegtran, and
+#      orientcam's default exact re-encode;
 #   2. one photo from a test pattern: orientcam's pattern vs `fswebcam -d TEST:`, upright and
 #      turned 90 degrees.
 # Prints a Markdown table: median wall time over RUNS interleaved runs (after one warm-up run
-# each) and the peak resident memory (`/usr/bin/time -f %M`). orientcam is built in release mode
+# each), mean CPU time (user + system, 10 ms resolution per run, so less disturbed by other
+# load on a shared machine) and the peak resident memory (`/usr/bin/time -f %M`). orientcam is built in release mode
 # with the Swift runtime linked statically (as a device install would be).
 # Usage: scripts/bench-capture.sh [RUNS]   (default 11)
 # Files go to BENCH_DIR (default: a folder in /dev/shm), where fsync is nearly free: orientcam
@@ -44,6 +47,9 @@ open(sys.argv[2], "wb").write(b"\n".join([magic, size, depth]) + b"\n" + mixed)
 PY
 cjpeg -quality 92 -outfile "$work/in12mp.jpg" "$work/noisy.ppm"
 rm -f "$work/clean.jpg" "$work/clean.ppm" "$work/noisy.ppm"
+# The same cut to 4000x3000 (lossless crop): 3000 is not a multiple of the 16-pixel MCU, so an
+# exact lossless 90-degree turn is impossible and each tool must trim or re-encode.
+jpegtran -crop 4000x3000+0+0 -outfile "$work/in4000.jpg" "$work/in12mp.jpg"
 
 names=()
 commands=()
@@ -63,6 +69,14 @@ add "12 MP rotate 90: jpegtran -rotate 90" \
   jpegtran -rotate 90 -outfile "$work/out-jpegtran.jpg" "$work/in12mp.jpg"
 add "12 MP rotate 90: exiftran -9" \
   exiftran -9 -o "$work/out-exiftran.jpg" "$work/in12mp.jpg"
+add "4000x3000 rotate 90: orientcam --lossless trim" \
+  "$orientcam" capture --source "file:$work/in4000.jpg" --orientation left-up --force \
+  --lossless trim -o "$work/trim-orientcam.jpg"
+add "4000x3000 rotate 90: jpegtran -rotate 90 -trim" \
+  jpegtran -rotate 90 -trim -outfile "$work/trim-jpegtran.jpg" "$work/in4000.jpg"
+add "4000x3000 rotate 90: orientcam (default --lossless reencode)" \
+  "$orientcam" capture --source "file:$work/in4000.jpg" --orientation left-up --force \
+  -o "$work/reencode-orientcam.jpg"
 add "1280x720 photo, upright: orientcam --source pattern" \
   "$orientcam" capture --source pattern --resolution 1280x720 --orientation normal --force \
   -o "$work/pattern-orientcam.jpg"
@@ -75,40 +89,45 @@ add "1280x720 photo, turned 90: fswebcam --rotate 90" \
   fswebcam -q -d TEST: -r 1280x720 --no-banner --jpeg 90 --rotate 90 "$work/pattern-fswebcam90.jpg"
 
 # Rounds interleave the commands, so a busy moment on a shared machine hits all of them alike.
-declare -A times mems
+declare -A times mems cpus
 for ((c = 0; c < ${#commands[@]}; c++)); do
   ${commands[c]} >/dev/null 2>&1 || { echo "bench: failed: ${commands[c]}" >&2; exit 1; }
 done
 for ((i = 0; i < runs; i++)); do
   for ((c = 0; c < ${#commands[@]}; c++)); do
     start=$(date +%s%N)
-    /usr/bin/time -f %M -o "$work/mem" ${commands[c]} >/dev/null 2>&1
+    /usr/bin/time -f "%M %U %S" -o "$work/mem" ${commands[c]} >/dev/null 2>&1
     end=$(date +%s%N)
     times[$c]+="$(((end - start) / 1000)) "
-    mems[$c]+="$(tail -n 1 "$work/mem") "
+    read -r kb user sys <"$work/mem"
+    mems[$c]+="$kb "
+    cpus[$c]+="$(awk -v u="$user" -v s="$sys" 'BEGIN { print (u + s) * 1000 }') "
   done
 done
 
 echo "orientcam benchmark: median of $runs interleaved runs, $(nproc) CPUs, files in" \
   "$(stat -f -c %T "$work"), 12 MP input $(stat -c %s "$work/in12mp.jpg") bytes"
 echo
-echo "| task and command                                             | wall ms | peak MiB |"
-echo "|--------------------------------------------------------------|--------:|---------:|"
+echo "| task and command                                             | wall ms | CPU ms | peak MiB |"
+echo "|--------------------------------------------------------------|--------:|-------:|---------:|"
 for ((c = 0; c < ${#commands[@]}; c++)); do
   median_us=$(tr ' ' '\n' <<<"${times[$c]}" | grep . | sort -n |
     awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   peak_kb=$(tr ' ' '\n' <<<"${mems[$c]}" | grep . | sort -n | tail -n 1)
-  awk -v name="${names[c]}" -v us="$median_us" -v kb="$peak_kb" \
-    'BEGIN { printf "| %-60s | %7.1f | %8.1f |\n", name, us / 1000, kb / 1024 }'
+  cpu_ms=$(tr ' ' '\n' <<<"${cpus[$c]}" | grep . | awk '{ t += $1 } END { print t / NR }')
+  awk -v name="${names[c]}" -v us="$median_us" -v cpu="$cpu_ms" -v kb="$peak_kb" \
+    'BEGIN { printf "| %-60s | %7.1f | %6.0f | %8.1f |\n", name, us / 1000, cpu, kb / 1024 }'
 done
 echo
 
 # The outputs agree: orientcam's lossless rotation has exactly jpegtran's pixels, and the
 # pattern in it is upright.
-if cmp -s <(djpeg -pnm "$work/out-orientcam.jpg") <(djpeg -pnm "$work/out-jpegtran.jpg"); then
-  echo "check: orientcam and jpegtran outputs decode to identical pixels"
-else
-  echo "check: FAILED: orientcam and jpegtran outputs differ" >&2
-  exit 1
-fi
-"$orientcam" inspect "$work/out-orientcam.jpg" | sed 's/^/check: /'
+for pair in out trim; do
+  if cmp -s <(djpeg -pnm "$work/$pair-orientcam.jpg") <(djpeg -pnm "$work/$pair-jpegtran.jpg"); then
+    echo "check: $pair: orientcam and jpegtran outputs decode to identical pixels"
+  else
+    echo "check: FAILED: $pair: orientcam and jpegtran outputs differ" >&2
+    exit 1
+  fi
+done
+"$orientcam" inspect "$work/out-orientcam.jpg" "$work/reencode-orientcam.jpg" | sed 's/^/check: /'
