@@ -35,7 +35,7 @@ public struct OutputTemplate: Equatable, Sendable {
     self.text = text
     var parts: [Part] = []
     var literal = ""
-    var chars = Array(text)
+    let chars = Array(text)
     var i = 0
     func flush() {
       if !literal.isEmpty { parts.append(.text(literal)) }
@@ -74,7 +74,6 @@ public struct OutputTemplate: Equatable, Sendable {
       }
     }
     flush()
-    chars.removeAll()
     self.parts = parts
   }
 
@@ -132,13 +131,18 @@ public enum AtomicFileWriter {
 
   /// Writes `bytes` to `path`.
   ///
-  /// - Parameter overwrite: replace an existing file (`--force`).
+  /// - Parameters:
+  ///   - overwrite: replace an existing file (`--force`).
+  ///   - unnamed: try `O_TMPFILE` first (tests pass `false` to exercise the named fallback).
   /// - Throws: `Failure`; `EEXIST` from step `link` means the name is taken.
-  public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool) throws(Failure) {
+  public static func write(
+    _ bytes: [UInt8], to path: String, overwrite: Bool, unnamed: Bool = true
+  ) throws(Failure) {
     let directory = parentDirectory(of: path)
     var temporary: String?
     let fd: FileDescriptor
-    do {
+    do throws(SystemError) {
+      guard unnamed else { throw SystemError(errno: EOPNOTSUPP, operation: "open") }
       fd = try FileDescriptor(
         path: directory, options: [.writeOnly, .temporaryFile], permissions: 0o644)
     } catch {
