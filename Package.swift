@@ -9,7 +9,8 @@ func apt(_ name: String) -> [SystemPackageProvider] { [.apt([name])] }
 let package = Package(
   name: "orientd",
   products: [
-    .executable(name: "orientd", targets: ["orientd"])
+    .executable(name: "orientd", targets: ["orientd"]),
+    .executable(name: "orientcam", targets: ["orientcam"]),
   ],
   targets: [
     // C libraries from Debian, wrapped with their exact pkg-config names.
@@ -26,11 +27,22 @@ let package = Package(
 
     // Pure Swift core: no C, no I/O.
     .target(name: "Orientation"),
+    // Pure Swift image buffers, pixel formats, rotations and the orientation test pattern.
+    .target(name: "Imaging"),
 
     // Small shared infrastructure.
     .target(name: "Logging"),
     .target(name: "SystemKit", dependencies: ["CLinuxShims"]),
     .target(name: "JSON"),
+
+    // Camera companion: wrappers (TurboJPEG + libexif, V4L2 ioctls), then the composition.
+    .target(name: "JPEGKit", dependencies: ["CTurboJPEG", "CExif", "Imaging"]),
+    .target(name: "V4L2Kit", dependencies: ["CLinuxShims", "SystemKit", "Imaging"]),
+    .target(
+      name: "Capture",
+      dependencies: [
+        "Imaging", "JPEGKit", "V4L2Kit", "Orientation", "SystemKit", "Logging", "JSON",
+      ]),
 
     // Wrappers over C libraries.
     .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit", "Logging"]),
@@ -49,6 +61,7 @@ let package = Package(
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
       name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"]),
+    .executableTarget(name: "orientcam", dependencies: ["Capture", "Logging"]),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
@@ -70,6 +83,14 @@ let package = Package(
     .testTarget(
       name: "AccelerometerTests",
       dependencies: ["Accelerometer", "Orientation", "SystemKit", "JSON", "TestSupport"]),
+    .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+    .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
+    .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
+    .testTarget(
+      name: "CaptureTests",
+      dependencies: [
+        "Capture", "Imaging", "JPEGKit", "V4L2Kit", "Orientation", "JSON", "Logging", "TestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,211 @@
+import Imaging
+import JPEGKit
+import Orientation
+import SystemKit
+
+/// A frame as a source delivered it, before any rotation.
+public struct Frame: Sendable {
+  /// A JPEG image (MJPEG cameras, files) or raw pixels.
+  public enum Content: Sendable {
+    /// A complete JPEG file.
+    case jpeg([UInt8])
+    /// Uncompressed pixels.
+    case raw(RawFrame)
+  }
+
+  /// The data.
+  public var content: Content
+  /// Width as delivered.
+  public var width: Int
+  /// Height as delivered.
+  public var height: Int
+  /// `CLOCK_MONOTONIC` nanoseconds when the frame was taken (for trigger-to-frame timing).
+  public var monotonicNanoseconds: Int64
+  /// Wall-clock nanoseconds when the frame was taken (for EXIF and the file name).
+  public var realtimeNanoseconds: Int64
+  /// The frame's own Orientation tag (files only): how to show it upright as stored.
+  public var storedTransform: ImageTransform
+  /// For messages: `"/dev/video0 frame 12"`, `"photos/a.jpg"`.
+  public var label: String
+  /// The pixel format as delivered (`MJPG`, `YUYV`, `JPEG file`), for reports.
+  public var formatName: String
+  /// Make/Model of this frame when it differs from the source's (a file's own EXIF).
+  public var identity: CameraIdentity?
+
+  /// Creates a frame.
+  public init(
+    content: Content, width: Int, height: Int, monotonicNanoseconds: Int64,
+    realtimeNanoseconds: Int64, storedTransform: ImageTransform = .identity, label: String,
+    formatName: String
+  ) {
+    self.content = content
+    self.width = width
+    self.height = height
+    self.monotonicNanoseconds = monotonicNanoseconds
+    self.realtimeNanoseconds = realtimeNanoseconds
+    self.storedTransform = storedTransform
+    self.label = label
+    self.formatName = formatName
+  }
+}
+
+/// Who took the picture, for EXIF Make and Model.
+public struct CameraIdentity: Equatable, Sendable {
+  /// EXIF Make.
+  public var make: String
+  /// EXIF Model.
+  public var model: String
+
+  /// Creates an identity.
+  public init(make: String, model: String) {
+    self.make = make
+    self.model = model
+  }
+}
+
+/// Where frames come from: a camera, the test pattern or JPEG files. A source stays open
+/// between frames, so a session can take many photos without reopening the device.
+public protocol FrameSource: AnyObject {
+  /// For messages and reports: `/dev/video0`, `pattern`, `file:photos/*.jpg`.
+  var name: String { get }
+  /// EXIF Make/Model.
+  var identity: CameraIdentity { get }
+  /// How many frames it can still deliver (`nil`: unlimited).
+  var remainingFrames: Int? { get }
+  /// The next frame.
+  func nextFrame() throws(CaptureError) -> Frame
+  /// Releases the device; idempotent. Further `nextFrame` calls fail.
+  func close()
+}
+
+/// Parsed `--source` values.
+public enum SourceSpec: Equatable, Sendable, CustomStringConvertible {
+  /// `v4l2` (the first camera) or `v4l2:/dev/videoN`.
+  case camera(path: String?)
+  /// `pattern` (a camera in a device held as the capture believes) or `pattern:ORIENTATION`
+  /// (held that way whatever the capture believes, to show what a wrong orientation does).
+  case pattern(held: Orientation?)
+  /// `file:PATH`, where PATH may be a glob (`file:shots/*.jpg`).
+  case file(String)
+
+  /// Parses a `--source` value.
+  ///
+  /// - Throws: `CaptureError.usage` with the accepted forms.
+  public init(parsing text: String) throws(CaptureError) {
+    let usage = "--source takes v4l2[:/dev/videoN], pattern[:ORIENTATION] or file:PATH"
+    if text == "v4l2" {
+      self = .camera(path: nil)
+    } else if text.hasPrefix("v4l2:") {
+      let path = String(text.dropFirst(5))
+      guard path.hasPrefix("/") else {
+        throw CaptureError(.usage, "\(usage); \"\(path)\" is not a device path like /dev/video0")
+      }
+      self = .camera(path: path)
+    } else if text == "pattern" {
+      self = .pattern(held: nil)
+    } else if text.hasPrefix("pattern:") {
+      let name = String(text.dropFirst(8))
+      guard let o = Orientation(rawValue: name), o != .undefined else {
+        throw CaptureError(
+          .usage, "\(usage); \"\(name)\" is not one of normal, left-up, bottom-up, right-up")
+      }
+      self = .pattern(held: o)
+    } else if text.hasPrefix("file:"), text.count > 5 {
+      self = .file(String(text.dropFirst(5)))
+    } else {
+      throw CaptureError(.usage, "\(usage), not \"\(text)\"")
+    }
+  }
+
+  /// The spelling accepted by `init(parsing:)`.
+  public var description: String {
+    switch self {
+    case .camera(let path): return path.map { "v4l2:\($0)" } ?? "v4l2"
+    case .pattern(let held): return held.map { "pattern:\($0.rawValue)" } ?? "pattern"
+    case .file(let path): return "file:\(path)"
+    }
+  }
+}
+
+/// The built-in test pattern, as a camera in a device held in some orientation would see it.
+///
+/// The scene (the upright `TestPattern`) is turned counter-clockwise by the device's rotation
+/// and the camera's mounting, into a sensor frame of the configured size, and delivered in the
+/// configured pixel format (MJPEG frames are encoded like a camera's). A correct pipeline
+/// therefore always produces an upright pattern.
+public final class PatternSource: FrameSource {
+  /// `pattern` or `pattern:ORIENTATION`.
+  public let name: String
+  /// Make "orientcam", Model "test pattern".
+  public let identity = CameraIdentity(make: "orientcam", model: "test pattern")
+  /// Unlimited.
+  public var remainingFrames: Int? { nil }
+  /// The sensor frame size.
+  public let size: (width: Int, height: Int)
+  /// The delivered format.
+  public let format: PixelFormat
+  /// The orientation the simulated device is held in; a session may change it between frames.
+  public var heldOrientation: Orientation
+  /// The simulated mounting correction (clockwise degrees).
+  public let sensorRotation: Int
+  private var frameNumber = 0
+  private var encoder: JPEGEncoder?
+  private var closed = false
+
+  /// Creates the source.
+  ///
+  /// - Throws: `CaptureError.usage` if the format cannot have the size (odd YUYV widths).
+  public init(
+    name: String = "pattern", width: Int, height: Int, format: PixelFormat,
+    heldOrientation: Orientation, sensorRotation: Int
+  ) throws(CaptureError) {
+    guard format.supports(width: width, height: height) else {
+      throw CaptureError(
+        .usage,
+        "the test pattern cannot deliver \(format.fourCC) at \(width)x\(height) "
+          + "(YUYV needs an even width, NV12 even width and height)")
+    }
+    self.name = name
+    self.size = (width, height)
+    self.format = format
+    self.heldOrientation = heldOrientation
+    self.sensorRotation = sensorRotation
+  }
+
+  /// Renders the next frame (the frame number counts up from 1).
+  public func nextFrame() throws(CaptureError) -> Frame {
+    guard !closed else { throw CaptureError(.software, "\(name): frame requested after close") }
+    frameNumber += 1
+    let turn = ImageTransform(
+      quarterTurns: ((heldOrientation.clockwiseRotation ?? 0) + sensorRotation) / 90)
+    // The scene has the size the upright photo will have; the sensor sees it turned back.
+    let scene = turn.outputSize(width: size.width, height: size.height)
+    let upright = TestPattern.render(
+      width: scene.width, height: scene.height, frameNumber: frameNumber)
+    let sensor = upright.transformed(turn.inverse)
+    let content: Frame.Content
+    if format.isCompressed {
+      do {
+        let encoder = try self.encoder ?? JPEGEncoder()
+        self.encoder = encoder
+        content = .jpeg(try encoder.encode(sensor, quality: 90))
+      } catch {
+        throw CaptureError(.software, "\(name): cannot encode the pattern: \(error)")
+      }
+    } else {
+      do {
+        content = .raw(try RawFrame(packing: sensor, as: format))
+      } catch {
+        throw CaptureError(.usage, "\(name): \(error)")
+      }
+    }
+    return Frame(
+      content: content, width: size.width, height: size.height,
+      monotonicNanoseconds: Clock.monotonicNanoseconds(),
+      realtimeNanoseconds: Clock.realtimeNanoseconds(), label: "\(name) frame \(frameNumber)",
+      formatName: format.fourCC.description)
+  }
+
+  /// Marks the source closed.
+  public func close() { closed = true }
+}

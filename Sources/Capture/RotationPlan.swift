@@ -1,0 +1,81 @@
+import Imaging
+import Orientation
+
+/// How a photo is made upright (`--rotate`).
+public enum RotateMode: String, Sendable, CaseIterable {
+  /// Turn the pixels; write no Orientation tag.
+  case pixels
+  /// Keep the pixels as captured; write the Orientation tag that shows them upright.
+  case exif
+  /// Turn the pixels and write Orientation = 1 (the default: viewers and upload tools that
+  /// ignore EXIF still show the photo upright, and tools that honour it do not turn it again).
+  case both
+  /// Neither: the frame as the camera delivered it, no Orientation tag.
+  case none
+}
+
+/// What to do when a JPEG frame cannot be turned exactly without decoding (`--lossless`).
+public enum LosslessPolicy: String, Sendable, CaseIterable {
+  /// Refuse: only exact lossless transforms.
+  case strict
+  /// Drop the partial 8/16-pixel blocks on the edges that cannot move (a few pixels).
+  case trim
+  /// Decode, turn the pixels and encode again at `--quality` (keeps every pixel; the default).
+  case reencode
+}
+
+/// The arithmetic from device orientation to pixels and tag.
+///
+/// A device turned clockwise by r sees the scene turned counter-clockwise by r, so the frame is
+/// turned clockwise by r; then by the camera's mounting correction (`--sensor-rotation`,
+/// clockwise); then mirrored left-right if asked (`--mirror`, for front cameras). A frame that
+/// already carries an Orientation tag (a replayed file) is first shown as its tag says.
+public struct RotationPlan: Equatable, Sendable {
+  /// The device orientation the photo is taken in.
+  public var orientation: Orientation
+  /// The camera's mounting correction in degrees clockwise (0, 90, 180, 270).
+  public var sensorRotation: Int
+  /// Mirror the upright photo left-right.
+  public var mirror: Bool
+  /// How to apply the correction.
+  public var mode: RotateMode
+
+  /// Creates a plan.
+  public init(
+    orientation: Orientation, sensorRotation: Int = 0, mirror: Bool = false,
+    mode: RotateMode = .both
+  ) {
+    self.orientation = orientation
+    self.sensorRotation = sensorRotation
+    self.mirror = mirror
+    self.mode = mode
+  }
+
+  /// The clockwise turn for the device orientation (`undefined` counts as upright).
+  public var deviceRotation: Int { orientation.clockwiseRotation ?? 0 }
+
+  /// The transform that makes a frame (as the camera delivered it) upright.
+  public var correction: ImageTransform {
+    ImageTransform(quarterTurns: (deviceRotation + sensorRotation) / 90)
+      .then(mirror ? .mirror : .identity)
+  }
+
+  /// What to do to the stored pixels of a frame whose own Orientation tag asks for `stored`.
+  public func pixelTransform(stored: ImageTransform = .identity) -> ImageTransform {
+    switch mode {
+    case .pixels, .both: return stored.then(correction)
+    case .exif, .none: return .identity
+    }
+  }
+
+  /// The Orientation value to write (`nil`: no tag), for a frame whose own tag asks for
+  /// `stored`.
+  public func exifOrientation(stored: ImageTransform = .identity) -> Int? {
+    switch mode {
+    case .both: return 1
+    case .pixels: return nil
+    case .exif: return stored.then(correction).exifOrientation
+    case .none: return stored == .identity ? nil : stored.exifOrientation
+    }
+  }
+}

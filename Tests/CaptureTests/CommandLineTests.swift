@@ -1,0 +1,423 @@
+import Capture
+import Glibc
+import Imaging
+import JPEGKit
+import JSON
+import TestSupport
+import Testing
+
+/// Runs the built `orientcam`.
+func orientcam(
+  _ arguments: [String], in directory: TemporaryDirectory, stdin: String = "/dev/null"
+) throws -> (status: Int32, stdout: String, stderr: String) {
+  try ChildProcess.run(
+    [try Built.executable("orientcam")] + arguments, stdin: stdin,
+    outputDirectory: directory.path, timeout: 30)
+}
+
+/// The names in a directory, without the test's own output files.
+func listing(_ path: String) -> [String] {
+  guard let dir = opendir(path) else { return [] }
+  defer { closedir(dir) }
+  var names: [String] = []
+  while let entry = readdir(dir) {
+    let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+      String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    if name != "." && name != ".." && !name.hasSuffix(".out") && !name.hasSuffix(".err") {
+      names.append(name)
+    }
+  }
+  return names.sorted()
+}
+
+func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+@Suite struct CommandLineTests {
+  @Test func helpAndVersion() throws {
+    let dir = try TemporaryDirectory("cli")
+    let version = try orientcam(["--version"], in: dir)
+    #expect(version.status == 0 && version.stdout.hasPrefix("orientcam "))
+    for args in [["--help"], ["capture", "--help"], ["list", "--help"], ["help"]] {
+      let help = try orientcam(args, in: dir)
+      #expect(help.status == 0, "\(args)")
+      #expect(help.stdout.contains("usage: orientcam"), "\(args)")
+    }
+  }
+
+  @Test func unknownOptionsAreUsageErrors() throws {
+    let dir = try TemporaryDirectory("cli")
+    for (args, needle) in [
+      (["capture", "--frobnicate"], "unknown option --frobnicate"),
+      (["capture", "--quality"], "--quality needs a value"),
+      (["list", "--all"], "unknown option --all"),
+      (["shoot"], "unknown command \"shoot\""),
+      ([], "missing command"),
+    ] {
+      let result = try orientcam(args, in: dir)
+      #expect(result.status == 64, "\(args)")
+      #expect(result.stderr.contains(needle), "\(args): \(result.stderr)")
+    }
+  }
+
+  @Test func jsonReportAndOutsideDecoders() throws {
+    let dir = try TemporaryDirectory("cli")
+    let result = try orientcam(
+      [
+        "capture", "--source", "pattern", "--orientation", "left-up", "--json", "-o",
+        dir.file("{orientation}-{n}.jpg"),
+      ], in: dir)
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try JSONValue(parsing: result.stdout)
+    let path = dir.file("left-up-1.jpg")
+    #expect(report["path"]?.stringValue == path)
+    #expect(report["orientation"]?.stringValue == "left-up")
+    #expect(report["orientationSource"]?.stringValue == "--orientation")
+    #expect(report["width"]?.numberValue == 720 && report["height"]?.numberValue == 1280)
+    #expect(report["rotation"]?["degrees"]?.numberValue == 90)
+    #expect(report["rotation"]?["method"]?.stringValue == "pixels")
+    #expect(report["exifOrientation"]?.numberValue == 1)
+    #expect(report["bytes"]?.numberValue == Double(readBytes(path).count))
+    #expect((report["timings"]?["triggerToFrameMs"]?.numberValue ?? -1) >= 0)
+    #expect((report["timings"]?["frameToFileMs"]?.numberValue ?? -1) >= 0)
+    // djpeg (libjpeg's own decoder) reads it; exiftran agrees on the tags.
+    let djpeg = try ChildProcess.run(
+      ["djpeg", "-outfile", "/dev/null", path], outputDirectory: dir.path)
+    #expect(djpeg.status == 0 && djpeg.stderr.isEmpty, "\(djpeg.stderr)")
+    let tags = try ChildProcess.run(["exiftran", "-d", path], outputDirectory: dir.path)
+    #expect(tags.stdout.contains("Top-left"))
+    #expect(tags.stdout.contains("test pattern"))
+    // inspect sees the pattern upright.
+    let inspect = try orientcam(["inspect", "--json", path], in: dir)
+    let seen = try JSONValue(parsing: inspect.stdout)
+    #expect(seen["pattern"]?["upright"]?.boolValue == true)
+    #expect(seen["offsetTimeOriginal"]?.stringValue?.count == 6)
+  }
+
+  /// `--rotate exif` keeps the pixels and tags them; exiftran (an outside reader) agrees.
+  @Test(arguments: [
+    ("normal", "Top-left"), ("left-up", "Right-top"), ("bottom-up", "Bottom-right"),
+    ("right-up", "Left-bottom"),
+  ])
+  func exifTagSeenByExiftran(_ orientation: String, _ text: String) throws {
+    let dir = try TemporaryDirectory("cli")
+    let path = dir.file("e.jpg")
+    let result = try orientcam(
+      [
+        "capture", "--source", "pattern", "--orientation", orientation, "--rotate", "exif", "-o",
+        path,
+      ],
+      in: dir)
+    #expect(result.status == 0, "\(result.stderr)")
+    let tags = try ChildProcess.run(["exiftran", "-d", path], outputDirectory: dir.path)
+    #expect(tags.stdout.contains("Orientation                    \(text)"), "\(tags.stdout)")
+    // exiftran -a applies the tag: afterwards the pixels are upright and the tag says so.
+    let fixed = try ChildProcess.run(["exiftran", "-a", "-i", path], outputDirectory: dir.path)
+    #expect(fixed.status == 0)
+    let image = try JPEGDecoder().decode(readBytes(path))
+    #expect(PatternProbe.probe(image).transform == .identity)
+  }
+}
+
+@Suite struct BadInputTests {
+  @Test func missingCamera() throws {
+    let dir = try TemporaryDirectory("bad")
+    let result = try orientcam(
+      [
+        "capture", "--source", "v4l2:/dev/video99", "--orientation", "normal", "-o",
+        dir.file("x.jpg"),
+      ],
+      in: dir)
+    #expect(result.status == 69)
+    #expect(result.stderr.contains("/dev/video99: no such camera"), "\(result.stderr)")
+    #expect(!exists(dir.file("x.jpg")))
+  }
+
+  @Test func inputFiles() throws {
+    let dir = try TemporaryDirectory("bad")
+    let good = try JPEGEncoder().encode(TestPattern.render(width: 320, height: 240), quality: 90)
+    try writeFile(dir.file("garbage.jpg"), Array("this is not a JPEG at all".utf8))
+    try writeFile(dir.file("truncated.jpg"), Array(good.prefix(good.count / 2)))
+    var damaged = good
+    // Scribble over the middle of the entropy-coded data (keeping the end marker).
+    for i in (good.count / 2)..<(good.count / 2 + 64) { damaged[i] = UInt8(i & 0xFF) | 0x80 }
+    try writeFile(dir.file("damaged.jpg"), damaged)
+    mkdir(dir.file("folder.jpg"), 0o755)
+    let cases: [(String, Int32, String)] = [
+      ("garbage.jpg", 65, "not a readable JPEG"),
+      ("truncated.jpg", 65, "truncated"),
+      ("damaged.jpg", 65, "damaged.jpg"),
+      ("missing.jpg", 66, "cannot open"),
+      ("folder.jpg", 66, "is a directory"),
+      ("nothing-*.jpg", 66, "no file matches"),
+    ]
+    // Turned losslessly, untouched, and only tagged: a damaged file is refused every way.
+    let ways = [
+      ["--orientation", "left-up"], ["--orientation", "normal"],
+      ["--orientation", "left-up", "--rotate", "exif"],
+    ]
+    for (name, status, needle) in cases {
+      for way in ways {
+        let out = dir.file("out-\(name)")
+        let result = try orientcam(
+          ["capture", "--source", "file:\(dir.file(name))", "-o", out] + way, in: dir)
+        #expect(result.status == status, "\(name) \(way): \(result.stderr)")
+        #expect(result.stderr.contains(needle), "\(name) \(way): \(result.stderr)")
+        #expect(!exists(out), "\(name) \(way): no output")
+      }
+    }
+  }
+
+  @Test func existingPhotoIsNotOverwritten() throws {
+    let dir = try TemporaryDirectory("bad")
+    let path = dir.file("photo.jpg")
+    try writeFile(path, "precious")
+    let args = ["capture", "--source", "pattern", "--orientation", "normal", "-o", path]
+    let refused = try orientcam(args, in: dir)
+    #expect(refused.status == 73)
+    #expect(refused.stderr.contains("already exists"), "\(refused.stderr)")
+    #expect(readFile(path) == "precious")
+    #expect(listing(dir.path) == ["photo.jpg"])
+    let forced = try orientcam(args + ["--force"], in: dir)
+    #expect(forced.status == 0, "\(forced.stderr)")
+    #expect(PatternProbe.probe(try JPEGDecoder().decode(readBytes(path))).transform == .identity)
+    #expect(listing(dir.path) == ["photo.jpg"])  // no temporary files left
+  }
+
+  @Test func counterSkipsTakenNames() throws {
+    let dir = try TemporaryDirectory("bad")
+    try writeFile(dir.file("photo-1.jpg"), "taken")
+    let result = try orientcam(
+      [
+        "capture", "--source", "pattern", "--orientation", "normal", "--count", "2", "-o",
+        dir.file("photo-{n}.jpg"),
+      ],
+      in: dir)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout == "\(dir.file("photo-2.jpg"))\n\(dir.file("photo-3.jpg"))\n")
+    #expect(readFile(dir.file("photo-1.jpg")) == "taken")
+  }
+
+  @Test func missingFolder() throws {
+    let dir = try TemporaryDirectory("bad")
+    let result = try orientcam(
+      ["capture", "--source", "pattern", "--orientation", "normal", "-o", dir.file("nope/x.jpg")],
+      in: dir)
+    #expect(result.status == 73)
+    #expect(result.stderr.contains("does not exist"), "\(result.stderr)")
+  }
+
+  @Test func minimumResolutionRefusesBeforeCapturing() throws {
+    let dir = try TemporaryDirectory("bad")
+    let result = try orientcam(
+      [
+        "capture", "--source", "pattern", "--resolution", "640x480", "--min-resolution",
+        "1280x720", "--orientation", "normal", "-o", dir.file("x.jpg"),
+      ], in: dir)
+    #expect(result.status == 69)
+    #expect(result.stderr.contains("best resolution is 640x480"), "\(result.stderr)")
+    #expect(!exists(dir.file("x.jpg")))
+  }
+}
+
+/// Tests that mount small tmpfs filesystems (the suite runs as root, as CI does).
+@Suite(.serialized) struct FilesystemTests {
+  final class Mount {
+    let path: String
+    init(_ path: String, options: String) throws {
+      self.path = path
+      let result = try ChildProcess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "orientcam-test", path], outputDirectory: "/tmp")
+      guard result.status == 0 else {
+        throw TestFailure("mount tmpfs (\(options)) on \(path) failed: \(result.stderr)")
+      }
+    }
+    deinit { _ = try? ChildProcess.run(["umount", "-l", path], outputDirectory: "/tmp") }
+  }
+
+  @Test func fullDiskLeavesNothing() throws {
+    let dir = try TemporaryDirectory("full")
+    let target = dir.file("disk")
+    mkdir(target, 0o755)
+    let mount = try Mount(target, options: "size=64k")
+    // Leave only a few KiB free.
+    try writeFile("\(mount.path)/filler", [UInt8](repeating: 1, count: 56 * 1024))
+    let result = try orientcam(
+      [
+        "capture", "--source", "pattern", "--resolution", "1920x1080", "--quality", "100",
+        "--orientation", "left-up", "-o", "\(mount.path)/photo.jpg",
+      ], in: dir)
+    #expect(result.status == 74, "\(result.stderr)")
+    #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
+    #expect(result.stderr.contains("no file was written"))
+    #expect(listing(mount.path) == ["filler"])
+  }
+
+  @Test func readOnlyFolder() throws {
+    let dir = try TemporaryDirectory("ro")
+    let target = dir.file("ro")
+    mkdir(target, 0o755)
+    let mount = try Mount(target, options: "ro,size=64k")
+    let result = try orientcam(
+      [
+        "capture", "--source", "pattern", "--orientation", "normal", "-o",
+        "\(mount.path)/photo.jpg",
+      ],
+      in: dir)
+    #expect(result.status == 73, "\(result.stderr)")
+    #expect(result.stderr.contains("read-only file system"), "\(result.stderr)")
+    #expect(listing(mount.path).isEmpty)
+  }
+}
+
+@Suite struct OrientationSourceTests {
+  static let lines = """
+    {"time":10.0,"orientation":"normal","rotation":0,"tilt":"vertical"}
+    {"time":11.5,"orientation":"right-up","rotation":270,"tilt":"vertical"}
+    this line is not JSON
+    {"time":12.0,"orientation":"left-up","rotation":90,"tilt":"vertical"}
+
+    """
+
+  func check(_ path: String, _ orientation: String) throws {
+    let image = try JPEGDecoder().decode(readBytes(path))
+    #expect(PatternProbe.probe(image).transform == .identity)
+    #expect(image.width == 720 && image.height == 1280, "\(orientation)")
+  }
+
+  @Test func latestLineFromAFileWins() throws {
+    let dir = try TemporaryDirectory("watch")
+    try writeFile(dir.file("watch.log"), Self.lines)
+    let result = try orientcam(
+      [
+        "capture", "--source", "pattern", "--orientation-from", dir.file("watch.log"), "--json",
+        "-o", dir.file("p.jpg"),
+      ], in: dir)
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try JSONValue(parsing: result.stdout)
+    #expect(report["orientation"]?.stringValue == "left-up")
+    #expect(report["orientationSource"]?.stringValue == "\(dir.file("watch.log")):4")
+    #expect(result.stderr.contains("watch.log:3: not JSON"), "\(result.stderr)")
+    try check(dir.file("p.jpg"), "left-up")
+  }
+
+  @Test func stdinAtEndOfInput() throws {
+    let dir = try TemporaryDirectory("watch")
+    try writeFile(dir.file("watch.log"), Self.lines)
+    let result = try orientcam(
+      ["capture", "--source", "pattern", "--orientation-from", "-", "-o", dir.file("p.jpg")],
+      in: dir, stdin: dir.file("watch.log"))
+    #expect(result.status == 0, "\(result.stderr)")
+    try check(dir.file("p.jpg"), "left-up")
+  }
+
+  /// A live `orientd --watch --json | orientcam ...` pipe never ends: orientcam takes the lines
+  /// that have arrived and does not wait for end of input.
+  @Test func livePipeIsNotWaitedFor() throws {
+    let dir = try TemporaryDirectory("watch")
+    let fifo = dir.file("watch.fifo")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let writer = open(fifo, O_RDWR)  // stays open: the pipe never reaches end of input
+    defer { close(writer) }
+    let text = Array(Self.lines.utf8)
+    #expect(write(writer, text, text.count) == text.count)
+    let result = try orientcam(
+      ["capture", "--source", "pattern", "--orientation-from", "-", "-o", dir.file("p.jpg")],
+      in: dir, stdin: fifo)
+    #expect(result.status == 0, "\(result.stderr)")
+    try check(dir.file("p.jpg"), "left-up")
+  }
+
+  /// Only malformed lines: the wrong input (65). Only "undefined" or nothing at all: no
+  /// reading (69), which --orientation-fallback covers.
+  @Test func noUsableLine() throws {
+    let dir = try TemporaryDirectory("watch")
+    try writeFile(dir.file("bad.log"), "nonsense\n[1]\n")
+    try writeFile(dir.file("flat.log"), "nonsense\n{\"orientation\":\"undefined\"}\n")
+    try writeFile(dir.file("empty.log"), "")
+    for (name, status, needle) in [
+      ("bad.log", Int32(65), "bad.log:1: not JSON"), ("flat.log", 69, "only \"undefined\""),
+      ("empty.log", 69, "ended after 0 line(s)"),
+    ] {
+      let args = [
+        "capture", "--source", "pattern", "--orientation-from", dir.file(name), "-o",
+        dir.file("p.jpg"),
+      ]
+      let result = try orientcam(args, in: dir)
+      #expect(result.status == status, "\(name): \(result.stderr)")
+      #expect(result.stderr.contains("no orientation"), "\(name): \(result.stderr)")
+      #expect(result.stderr.contains(needle), "\(name): \(result.stderr)")
+      #expect(!exists(dir.file("p.jpg")))
+      if status == 69 {
+        let allowed = try orientcam(args + ["--orientation-fallback", "normal"], in: dir)
+        #expect(allowed.status == 0, "\(name): \(allowed.stderr)")
+        #expect(exists(dir.file("p.jpg")))
+        unlink(dir.file("p.jpg"))
+      }
+    }
+  }
+
+  @Test func autoWithoutOrientdNeedsAFallback() throws {
+    let dir = try TemporaryDirectory("auto")
+    let refused = try orientcam(
+      ["capture", "--source", "pattern", "-o", dir.file("p.jpg")], in: dir)
+    #expect(refused.status == 69)
+    #expect(refused.stderr.contains("orientd not reachable"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("--orientation-fallback normal"))
+    #expect(!exists(dir.file("p.jpg")))
+    let allowed = try orientcam(
+      [
+        "capture", "--source", "pattern", "--orientation-fallback", "normal", "--json", "-o",
+        dir.file("p.jpg"),
+      ],
+      in: dir)
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    #expect(allowed.stderr.contains("using --orientation-fallback normal"))
+    let report = try JSONValue(parsing: allowed.stdout)
+    #expect(report["orientationSource"]?.stringValue == "fallback")
+  }
+}
+
+@Suite struct ListCommandTests {
+  @Test func listsWhatIsThere() throws {
+    let dir = try TemporaryDirectory("list")
+    let json = try orientcam(["list", "--json"], in: dir)
+    #expect(json.status == 0, "\(json.stderr)")
+    let cameras = try #require(try JSONValue(parsing: json.stdout).arrayValue)
+    let text = try orientcam(["list"], in: dir)
+    #expect(text.status == 0)
+    if cameras.isEmpty {
+      #expect(text.stdout.contains("no cameras found"))
+    } else {
+      for camera in cameras {
+        #expect(camera["device"]?.stringValue?.hasPrefix("/dev/video") == true)
+        #expect(camera["formats"]?.arrayValue?.isEmpty == false)
+      }
+    }
+  }
+}
+
+@Suite struct AtomicFileWriterTests {
+  /// Both ways of getting a name: O_TMPFILE + linkat, and the hidden named file + link/rename
+  /// used where the filesystem has no O_TMPFILE.
+  @Test(arguments: [true, false])
+  func neverReplacesUnlessAsked(_ unnamed: Bool) throws {
+    let dir = try TemporaryDirectory("atomic")
+    let path = dir.file("a.jpg")
+    try AtomicFileWriter.write([1, 2, 3], to: path, overwrite: false, unnamed: unnamed)
+    #expect(readBytes(path) == [1, 2, 3])
+    let error = #expect(throws: AtomicFileWriter.Failure.self) {
+      try AtomicFileWriter.write([4], to: path, overwrite: false, unnamed: unnamed)
+    }
+    #expect(error?.errno == EEXIST)
+    #expect(readBytes(path) == [1, 2, 3])
+    try AtomicFileWriter.write([5, 6], to: path, overwrite: true, unnamed: unnamed)
+    #expect(readBytes(path) == [5, 6])
+    #expect(listing(dir.path) == ["a.jpg"])  // no temporary file left behind
+    let missing = #expect(throws: AtomicFileWriter.Failure.self) {
+      try AtomicFileWriter.write(
+        [7], to: dir.file("no/such/dir.jpg"), overwrite: false, unnamed: unnamed)
+    }
+    #expect(missing?.errno == ENOENT)
+  }
+}

@@ -1,0 +1,207 @@
+import Capture
+import Imaging
+import Orientation
+import Testing
+import V4L2Kit
+
+@Suite struct RotationPlanTests {
+  @Test func deviceTurnedClockwiseTurnsTheCaptureClockwise() {
+    #expect(RotationPlan(orientation: .leftUp).correction == ImageTransform(quarterTurns: 1))
+    #expect(RotationPlan(orientation: .rightUp).correction == ImageTransform(quarterTurns: 3))
+    #expect(RotationPlan(orientation: .bottomUp).correction == ImageTransform(quarterTurns: 2))
+    #expect(RotationPlan(orientation: .undefined).correction == .identity)
+  }
+
+  @Test func mountingAddsAndMirrorComesLast() {
+    let plan = RotationPlan(orientation: .leftUp, sensorRotation: 270, mirror: true)
+    // 90 + 270 = 0, then a mirror of the upright picture.
+    #expect(plan.correction == .mirror)
+    let turned = RotationPlan(orientation: .leftUp, sensorRotation: 0, mirror: true)
+    // Turn 90 then mirror: a point's path must equal applying the two in turn.
+    let image = numbered(width: 4, height: 3)
+    #expect(
+      image.transformed(turned.correction)
+        == image.transformed(ImageTransform(quarterTurns: 1)).transformed(.mirror))
+  }
+
+  @Test(arguments: Orientation.defined)
+  func modes(_ orientation: Orientation) {
+    let t = ImageTransform(quarterTurns: (orientation.clockwiseRotation ?? 0) / 90)
+    func plan(_ mode: RotateMode) -> RotationPlan {
+      RotationPlan(orientation: orientation, mode: mode)
+    }
+    #expect(plan(.both).pixelTransform() == t)
+    #expect(plan(.both).exifOrientation() == 1)
+    #expect(plan(.pixels).pixelTransform() == t)
+    #expect(plan(.pixels).exifOrientation() == nil)
+    #expect(plan(.exif).pixelTransform() == .identity)
+    #expect(plan(.exif).exifOrientation() == t.exifOrientation)
+    #expect(plan(.none).pixelTransform() == .identity)
+    #expect(plan(.none).exifOrientation() == nil)
+  }
+
+  /// A file already tagged "rotate 90 to view" is shown that way first: never turned twice.
+  @Test func storedOrientationIsHonouredOnce() {
+    let stored = ImageTransform(quarterTurns: 1)
+    let both = RotationPlan(orientation: .normal, mode: .both)
+    #expect(both.pixelTransform(stored: stored) == stored)
+    #expect(both.exifOrientation(stored: stored) == 1)
+    let exif = RotationPlan(orientation: .leftUp, mode: .exif)
+    #expect(exif.exifOrientation(stored: stored) == ImageTransform(quarterTurns: 2).exifOrientation)
+    #expect(RotationPlan(orientation: .leftUp, mode: .none).exifOrientation(stored: stored) == 6)
+  }
+}
+
+@Suite struct OutputTemplateTests {
+  // 2021-03-04 05:06:07 UTC; strftime uses local time, so tests set no zone-dependent fields
+  // except through the same local conversion.
+  let time: Int64 = 1_614_834_367_000_000_000
+
+  @Test func fields() throws {
+    let t = try OutputTemplate("shots/{orientation}-{n}.jpg")
+    #expect(t.hasCounter)
+    #expect(
+      t.expand(counter: 7, orientation: .leftUp, realtimeNanoseconds: time) == "shots/left-up-7.jpg"
+    )
+  }
+
+  @Test func strftimeAndEscapes() throws {
+    let t = try OutputTemplate("%Y/{{x}}%%-{n}")
+    let out = t.expand(counter: 2, orientation: .normal, realtimeNanoseconds: time)
+    #expect(out.hasSuffix("/{x}%-2"))
+    #expect(out.hasPrefix("2021/") || out.hasPrefix("2020/"))  // any time zone
+    #expect(!(try OutputTemplate("plain.jpg")).hasCounter)
+  }
+
+  @Test func badTemplates() {
+    for bad in ["", "a/{x}.jpg", "a{n.jpg", "a}b.jpg", "dir/"] {
+      #expect(throws: CaptureError.self, "\(bad)") { try OutputTemplate(bad) }
+    }
+  }
+}
+
+@Suite struct WatchLineParserTests {
+  @Test func latestLineWins() {
+    var parser = WatchLineParser(label: "stdin")
+    parser.feed(
+      Array(
+        """
+        {"time":1.0,"orientation":"normal","rotation":0,"tilt":"vertical"}
+        {"time":2.0,"orientation":"left-up","rotation":90,"tilt":"vertical"}
+        {"time":3.0,"orientation":"bottom-up","rotation":180,"tilt":"vertical"}
+
+        """.utf8))
+    #expect(parser.latest?.orientation == .bottomUp)
+    #expect(parser.latest?.line == 3)
+    #expect(parser.warnings.isEmpty)
+  }
+
+  @Test func partialLinesWaitForTheirNewline() {
+    var parser = WatchLineParser(label: "stdin")
+    parser.feed(Array(#"{"orientation":"left-"#.utf8))
+    #expect(parser.latest == nil)
+    parser.feed(Array("up\"}\n".utf8))
+    #expect(parser.latest?.orientation == .leftUp)
+    parser.feed(Array(#"{"orientation":"right-up"}"#.utf8))
+    parser.finish()
+    #expect(parser.latest?.orientation == .rightUp)
+  }
+
+  @Test func malformedLinesAreSkippedWithAWarning() {
+    var parser = WatchLineParser(label: "w.log")
+    parser.feed(
+      Array(
+        """
+        {"orientation":"left-up"}
+        garbage
+        {"orientation":"sideways"}
+        [1,2]
+        {"tilt":"vertical"}
+        {"orientation":"undefined"}
+
+        """.utf8))
+    #expect(parser.latest?.orientation == .leftUp)
+    #expect(parser.warnings.count == 4)
+    #expect(parser.warnings[0].hasPrefix("w.log:2: not JSON"))
+    #expect(parser.warnings[1].contains("unknown orientation \"sideways\""))
+    #expect(parser.sawUndefined)
+  }
+
+  @Test func rotationAloneIsEnough() {
+    var parser = WatchLineParser(label: "stdin")
+    parser.parse(#"{"rotation":270}"#)
+    #expect(parser.latest?.orientation == .rightUp)
+  }
+}
+
+@Suite struct OptionsTests {
+  @Test func defaults() throws {
+    let o = try CaptureOptions(arguments: [])
+    #expect(o.source == .camera(path: nil))
+    #expect(o.orientation == .auto)
+    #expect(o.rotate == .both)
+    #expect(o.lossless == .reencode)
+    #expect(o.quality == 90)
+    #expect(o.output.hasCounter)
+  }
+
+  @Test func everything() throws {
+    let o = try CaptureOptions(arguments: [
+      "--source", "v4l2:/dev/video2", "--resolution=1280x720", "--format", "yuyv,mjpeg",
+      "--skip", "5", "--count", "2", "--orientation", "right-up", "--sensor-rotation", "-90",
+      "--mirror", "--rotate", "exif", "--lossless", "trim", "--quality", "75", "-o",
+      "x-{n}.jpg", "--force", "--min-resolution", "640x480", "--json", "-v",
+    ])
+    #expect(o.source == .camera(path: "/dev/video2"))
+    #expect(o.resolution == FrameSize(width: 1280, height: 720))
+    #expect(o.formats == [.yuyv, .mjpeg])
+    #expect(o.skip == 5 && o.count == 2)
+    #expect(o.orientation == .fixed(.rightUp))
+    #expect(o.sensorRotation == 270)
+    #expect(o.mirror && o.force && o.json && o.verbose)
+    #expect(o.rotate == .exif && o.lossless == .trim && o.quality == 75)
+  }
+
+  @Test func sources() throws {
+    #expect(try SourceSpec(parsing: "pattern") == .pattern(held: nil))
+    #expect(try SourceSpec(parsing: "pattern:left-up") == .pattern(held: .leftUp))
+    #expect(try SourceSpec(parsing: "file:a/*.jpg") == .file("a/*.jpg"))
+    #expect(try SourceSpec(parsing: "v4l2") == .camera(path: nil))
+  }
+
+  @Test(arguments: [
+    ["--bogus"], ["extra"], ["--quality"], ["--quality", "0"], ["--quality", "101"],
+    ["--rotate", "sideways"], ["--lossless", "maybe"], ["--orientation", "up"],
+    ["--orientation", "normal", "--orientation-from", "-"], ["--sensor-rotation", "45"],
+    ["--source", "camera"], ["--source", "pattern:undefined"], ["--source", "v4l2:video0"],
+    ["--resolution", "big"], ["--format", "h264"], ["--mirror=yes"],
+    ["--orientation", "normal", "--orientation-fallback", "normal"], ["-o", "{date}.jpg"],
+    ["--source", "file:x.jpg", "--min-resolution", "10x10"],
+  ])
+  func usageErrors(_ arguments: [String]) {
+    let error = #expect(throws: CaptureError.self) { try CaptureOptions(arguments: arguments) }
+    #expect(error?.kind == .usage)
+  }
+
+  @Test func commands() throws {
+    #expect(try OrientcamCommand(arguments: ["--version"]) == .version)
+    #expect(try OrientcamCommand(arguments: ["--help"]) == .help(nil))
+    #expect(try OrientcamCommand(arguments: ["capture", "--help"]) == .help("capture"))
+    #expect(try OrientcamCommand(arguments: ["list", "--json"]) == .list(json: true))
+    #expect(
+      try OrientcamCommand(arguments: ["inspect", "a.jpg"])
+        == .inspect(paths: ["a.jpg"], json: false))
+    for bad in [[], ["shoot"], ["--frobnicate"], ["list", "--all"], ["inspect"]] {
+      #expect(throws: CaptureError.self, "\(bad)") { try OrientcamCommand(arguments: bad) }
+    }
+  }
+}
+
+/// A small picture whose every pixel is different.
+func numbered(width: Int, height: Int) -> RGBImage {
+  var image = RGBImage(width: width, height: height)
+  for y in 0..<height {
+    for x in 0..<width { image[x, y] = RGB(UInt8(x), UInt8(y), 7) }
+  }
+  return image
+}
