@@ -5,10 +5,21 @@ import Orientation
 /// orientd's version, printed by `--version`.
 let orientdVersion = "0.1.0"
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains("--version") {
+let options: Options
+do {
+  options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+  printError("orientd: \(error.message)\nTry 'orientd --help'.")
+  exit(64)
+}
+
+switch options.command {
+case .help:
+  print(Options.usage)
+  exit(0)
+case .version:
   print("orientd \(orientdVersion)")
   exit(0)
+case .replay(let replay):
+  exit(Replay.run(replay).rawValue)
 }
-print("usage: orientd [--help] [--version]")
-exit(arguments.contains("--help") ? 0 : 64)
