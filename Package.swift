@@ -9,7 +9,8 @@ func apt(_ name: String) -> [SystemPackageProvider] { [.apt([name])] }
 let package = Package(
   name: "orientd",
   products: [
-    .executable(name: "orientd", targets: ["orientd"])
+    .executable(name: "orientd", targets: ["orientd"]),
+    .executable(name: "orient-bench", targets: ["orient-bench"]),
   ],
   targets: [
     // C libraries from Debian, wrapped with their exact pkg-config names.
@@ -26,6 +27,8 @@ let package = Package(
 
     // Pure Swift core: no C, no I/O.
     .target(name: "Orientation"),
+    // The quality benchmark's simulator, baselines and metrics (pure, deterministic).
+    .target(name: "OrientSim", dependencies: ["Orientation"]),
 
     // Small shared infrastructure.
     .target(name: "Logging"),
@@ -35,11 +38,15 @@ let package = Package(
     // Executables.
     .executableTarget(
       name: "orientd", dependencies: ["Orientation", "Logging", "SystemKit", "JSON"]),
+    .executableTarget(name: "orient-bench", dependencies: ["Orientation", "OrientSim", "JSON"]),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "OrientationTests", dependencies: ["Orientation"]),
+    .testTarget(name: "OrientationTests", dependencies: ["Orientation", "TestSupport"]),
+    .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "Orientation"]),
+    .testTarget(
+      name: "OrientdTests", dependencies: ["orientd", "Orientation", "JSON", "TestSupport"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "Logging", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
   ],
