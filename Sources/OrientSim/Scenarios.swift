@@ -246,7 +246,9 @@ public enum Scenario: String, CaseIterable, Sendable {
     random: inout SimRandom
   ) -> Run {
     var centre = Double(Int(random.next() % 4) * 90)
-    var b = Builder(angle: centre + random.uniform(-6, 6), tilt: tilt + random.uniform(-3, 3))
+    // The back-tilt varies from turn to turn but stays at or below the nominal value (plus the
+    // hand's wobble of a few degrees), so "tilt 55" means up to about 55.
+    var b = Builder(angle: centre + random.uniform(-6, 6), tilt: tilt - random.uniform(0, 3))
     b.hold(1.5)
     var windows: [Window] = []
     var pendingHoldStart: Double?
@@ -264,9 +266,7 @@ public enum Scenario: String, CaseIterable, Sendable {
       let a0 = b.angle
       let a1 = newCentre + random.uniform(-6, 6)
       let length = duration * random.uniform(0.9, 1.1)
-      b.move(
-        angle: a1, tilt: max(0, tilt + random.uniform(-3, 3) + random.uniform(-4, 4)),
-        duration: length)
+      b.move(angle: a1, tilt: max(0, tilt - random.uniform(0, 7)), duration: length)
       let boundary = newCentre - direction * 45
       let cross = crossing(from: start, to: b.time, angle: a0, a1, boundary: boundary)
       let target = nearestOrientation(toAngle: newCentre)

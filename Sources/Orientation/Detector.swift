@@ -75,17 +75,15 @@ public struct RejectionCounts: Sendable, Equatable {
 /// 4. The in-plane angle theta = atan2(x, -y) (clockwise device rotation) is bucketed into the
 ///    nearest orientation. A different orientation becomes a candidate only when theta is more
 ///    than `hysteresis` degrees past the 45 degree boundary.
-/// 5. Evidence for the candidate accumulates at 1/T per second, where T falls from
-///    `settleTimeSlow` (just past the band) to `settleTimeFast` (at `decisiveAngle` into the new
-///    sector and beyond) as 1 - x^2 of the normalised depth x, while the device is steady (the
-///    gravity direction turning slower than `steadyRate`), and is `settleTimeSlow` while it
-///    is turning faster; the candidate is
-///    committed when the evidence reaches 1; one sample adds at most 0.5, so a single wild
-///    sample never commits. A deliberate turn (the angle leads a slower
-///    reference filter by `turnAngle`, away from the current orientation) counts as decisive
-///    as soon as the candidate is past the band. Evidence is cleared when the candidate changes or
-///    falls back into the band, and does not grow while the magnitude says the device is being
-///    shaken or jolted (`motionThreshold`, `motionHold`).
+/// 5. Evidence for the candidate accumulates at 1/T per second. While the device is steady
+///    (its gravity direction turns slower than `steadyRate`), T falls from `settleTimeSlow`
+///    just past the band to `settleTimeFast` at `decisiveAngle` into the new sector, as
+///    1 - x^2 of the normalised depth x; a deliberate turn (the angle leads a slower reference
+///    filter by `turnAngle`, away from the current orientation) is decisive at once. While it
+///    turns faster, T is `settleTimeSlow`. The candidate is committed when the evidence reaches
+///    1; one sample adds at most 0.5, so a single wild sample never commits. Evidence is
+///    cleared when the candidate changes or falls back into the band, and does not grow while
+///    the magnitude says the device is shaken or jolted (`motionThreshold`, `motionHold`).
 /// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
 ///    at once, so a new client gets an answer within one sample.
 ///

@@ -151,6 +151,17 @@ func writeTrace(_ options: BenchOptions, scenario: Scenario) {
   var out = "# orient-bench trace \(scenario.rawValue) --profile \(profile.name)"
   out += " --seed \(options.seed)\(options.quick ? " --quick" : "") --run \(options.run):"
   out += " \(run.label)\n# \(profile.summary)\n"
+  var previous: Keyframe?
+  for key in run.script.keyframes {
+    if let last = previous, last.angle == key.angle, last.tilt == key.tilt {
+      previous = key
+      continue
+    }
+    let verb = previous == nil ? "starts" : "reaches"
+    out += "# pose: \(verb) angle \(fixed(key.angle, 1)) deg, back-tilt \(fixed(key.tilt, 1)) deg"
+    out += " at \(compact(key.time, 2)) s\n"
+    previous = key
+  }
   for window in run.windows {
     let span = "\(compact(window.start, 2))-\(compact(window.end, 2)) s"
     switch window.expectation {

@@ -21,7 +21,7 @@ struct Options: Equatable {
   /// The usage text printed by `--help`.
   static let usage = """
     usage: orientd [--help] [--version]
-           orientd replay [FILE|-] [--json] [--config FILE] [--set KEY=VALUE ...]
+           orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
 
     orientd replay runs the orientation detector over a recorded accelerometer trace and prints
     one line per committed change, "t,orientation" (t is the time of the sample at which the
@@ -34,6 +34,8 @@ struct Options: Equatable {
 
     options for replay:
       --json            one JSON object per change instead of CSV
+      --tilt            also report tilt changes (vertical, tilted-up/down, face-up/down);
+                        CSV lines become "t,orientation,tilt"
       --config FILE     read detector parameters from the [detector] section of FILE
                         (the same format as /etc/orientd.conf)
       --set KEY=VALUE   override one detector parameter (repeatable; applied after --config)
@@ -90,6 +92,9 @@ struct Options: Equatable {
       case "--json":
         try ArgumentCursor.noValue(name, inline)
         replay.json = true
+      case "--tilt":
+        try ArgumentCursor.noValue(name, inline)
+        replay.tilt = true
       case "--config":
         replay.configPath = try cursor.value(for: name, inline: inline)
       case "--set":
@@ -130,6 +135,8 @@ struct ReplayOptions: Equatable {
   var input = "-"
   /// Print JSON objects instead of CSV.
   var json = false
+  /// Report tilt changes too.
+  var tilt = false
   /// A configuration file with a `[detector]` section.
   var configPath: String?
   /// Parameter overrides, in order.

@@ -73,18 +73,24 @@ enum Replay {
         complain(error.description)
         return .dataError
       }
-      guard let sample, let update = detector.process(sample), update.orientationChanged else {
+      guard let sample, let update = detector.process(sample),
+        update.orientationChanged || (options.tilt && update.tiltChanged)
+      else {
         continue
       }
-      output.append(format(update, json: options.json))
+      output.append(format(update, json: options.json, tilt: options.tilt))
     }
     output.flush()
     return .ok
   }
 
-  /// One output line (with its newline) for a committed change.
-  static func format(_ update: DetectorUpdate, json: Bool) -> String {
-    guard json else { return "\(shortDecimal(update.time)),\(update.orientation)\n" }
+  /// One output line (with its newline) for a committed change; with `tilt`, CSV lines carry
+  /// the tilt as a third field.
+  static func format(_ update: DetectorUpdate, json: Bool, tilt: Bool = false) -> String {
+    guard json else {
+      let suffix = tilt ? ",\(update.tilt)" : ""
+      return "\(shortDecimal(update.time)),\(update.orientation)\(suffix)\n"
+    }
     var members: [(String, JSONValue)] = [
       ("time", .number(update.time)),
       ("orientation", .string(update.orientation.rawValue)),

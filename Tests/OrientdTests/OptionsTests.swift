@@ -18,6 +18,9 @@ import Testing
     ]
     #expect(options.command == .replay(expected))
     #expect(try Options(arguments: ["replay"]).command == .replay(ReplayOptions()))
+    var tilt = ReplayOptions()
+    tilt.tilt = true
+    #expect(try Options(arguments: ["replay", "--tilt"]).command == .replay(tilt))
     #expect(try Options(arguments: ["replay", "-"]).command == .replay(ReplayOptions()))
     #expect(try Options(arguments: ["--help"]).command == .help)
     #expect(try Options(arguments: ["replay", "--help"]).command == .help)

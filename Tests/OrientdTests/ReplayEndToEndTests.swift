@@ -50,6 +50,13 @@ import Testing
     #expect(objects.last?["rotation"]?.numberValue == 90)
     #expect(objects.last?["tilt"]?.stringValue == "vertical")
     #expect(objects.first?["time"]?.numberValue == 0.02)
+
+    // With --tilt the tilt changes appear too: lying flat at the end is face-up, orientation kept.
+    let tilt = try ChildProcess.run(
+      [orientd, "replay", "--tilt", path], outputDirectory: dir.path)
+    #expect(tilt.status == 0, "\(tilt.stderr)")
+    let last = tilt.stdout.split(separator: "\n").last.map(String.init) ?? ""
+    #expect(last.hasSuffix(",left-up,face-up"), "\(tilt.stdout)")
   }
 
   @Test func malformedTraceExits65WithFileAndLine() throws {
@@ -101,7 +108,7 @@ import Testing
     #expect(missing.status == 66)
     #expect(missing.stderr.contains("cannot open trace \(dir.path)/none.csv"))
 
-    let usage = try ChildProcess.run([orientd, "replay", "--tilt"], outputDirectory: dir.path)
+    let usage = try ChildProcess.run([orientd, "replay", "--loud"], outputDirectory: dir.path)
     #expect(usage.status == 64)
     #expect(usage.stderr.contains("Try 'orientd --help'"))
   }
