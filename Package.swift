@@ -43,7 +43,7 @@ let package = Package(
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "OrientationTests", dependencies: ["Orientation", "TestSupport"]),
+    .testTarget(name: "OrientationTests", dependencies: ["Orientation"]),
     .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "Orientation"]),
     .testTarget(
       name: "OrientdTests", dependencies: ["orientd", "Orientation", "JSON", "TestSupport"]),
