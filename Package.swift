@@ -11,6 +11,7 @@ let package = Package(
   products: [
     .executable(name: "orientd", targets: ["orientd"]),
     .executable(name: "orientcam", targets: ["orientcam"]),
+    .executable(name: "orient-bench", targets: ["orient-bench"]),
   ],
   targets: [
     // C libraries from Debian, wrapped with their exact pkg-config names.
@@ -29,6 +30,8 @@ let package = Package(
     .target(name: "Orientation"),
     // Pure Swift image buffers, pixel formats, rotations and the orientation test pattern.
     .target(name: "Imaging"),
+    // The quality benchmark's simulator, baselines and metrics (pure, deterministic).
+    .target(name: "OrientSim", dependencies: ["Orientation"]),
 
     // Small shared infrastructure.
     .target(name: "Logging"),
@@ -62,6 +65,7 @@ let package = Package(
     .executableTarget(
       name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"]),
     .executableTarget(name: "orientcam", dependencies: ["Capture", "Logging"]),
+    .executableTarget(name: "orient-bench", dependencies: ["Orientation", "OrientSim", "JSON"]),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
@@ -74,6 +78,9 @@ let package = Package(
       ],
       path: "Tests/Helpers/accel-probe"),
     .testTarget(name: "OrientationTests", dependencies: ["Orientation"]),
+    .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "Orientation"]),
+    .testTarget(
+      name: "OrientdTests", dependencies: ["orientd", "Orientation", "JSON", "TestSupport"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "Logging", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(

@@ -18,4 +18,7 @@ swift build --build-tests
 stage "unit and integration tests (private dbus-daemon, umockdev testbeds)"
 swift test --skip-build
 
+stage "orientation quality gate: orient-bench --quick (deterministic simulation, no timing)"
+"$(swift build --show-bin-path)/orient-bench" --quick --no-throughput | tail -n 30
+
 printf '\n==== all stages passed in %ss\n' "$(( $(date +%s) - start ))"

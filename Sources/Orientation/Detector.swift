@@ -1,0 +1,386 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One accelerometer reading with its time.
+///
+/// The acceleration is in m/s^2 in the display frame, Linux IIO convention: the reading points
+/// along gravity, so an upright display (`normal`) reads (0, -g, 0), `right-up` (-g, 0, 0),
+/// `left-up` (+g, 0, 0), `bottom-up` (0, +g, 0) and a display lying face up (0, 0, -g).
+public struct Sample: Sendable, Equatable {
+  /// Monotonic time in seconds (any origin; only differences matter).
+  public var time: Double
+  /// The acceleration in m/s^2, display frame, mount matrix already applied.
+  public var acceleration: Vector3
+
+  /// Creates a sample.
+  @inlinable
+  public init(time: Double, acceleration: Vector3) {
+    self.time = time
+    self.acceleration = acceleration
+  }
+
+  /// Creates a sample from its components.
+  @inlinable
+  public init(time: Double, _ x: Double, _ y: Double, _ z: Double) {
+    self.init(time: time, acceleration: Vector3(x, y, z))
+  }
+}
+
+/// What changed at one sample: the orientation, the tilt, or both.
+public struct DetectorUpdate: Sendable, Equatable {
+  /// The time of the sample at which the change was committed.
+  public var time: Double
+  /// The orientation after the sample.
+  public var orientation: Orientation
+  /// The tilt after the sample.
+  public var tilt: Tilt
+  /// Whether `orientation` changed at this sample.
+  public var orientationChanged: Bool
+  /// Whether `tilt` changed at this sample.
+  public var tiltChanged: Bool
+}
+
+/// How many samples the detector ignored, by reason.
+public struct RejectionCounts: Sendable, Equatable {
+  /// A component or the time was NaN or infinite.
+  public var notFinite = 0
+  /// All three components were exactly zero (a sensor that is not running).
+  public var zeroVector = 0
+  /// The time was earlier than the previous sample's.
+  public var timeBackwards = 0
+  /// The magnitude was further from g than `magnitude-tolerance` (free fall, hard impact, or a
+  /// wrong `in_accel_scale`).
+  public var magnitude = 0
+
+  /// Creates zero counts.
+  public init() {}
+
+  /// The sum of all counts.
+  public var total: Int { notFinite + zeroVector + timeBackwards + magnitude }
+}
+
+/// Turns timestamped accelerometer samples into orientation and tilt changes.
+///
+/// Per sample (see the README's "Orientation engine" section for the reasoning):
+/// 1. Invalid samples (NaN/infinite, zero vector, time going backwards, magnitude far from g)
+///    are counted in `rejections` and otherwise ignored.
+/// 2. A first-order low-pass filter with time constant `filterTimeConstant` (alpha =
+///    1 - exp(-dt/tau), so it is rate independent) estimates gravity. A gap longer than
+///    `gapReset` restarts the filter at the new sample.
+/// 3. Tilt (the angle between the display and vertical) decides flatness with hysteresis
+///    (`flatEnter`/`flatLeave`). While flat the orientation is held and only the tilt changes.
+/// 4. The in-plane angle theta = atan2(x, -y) (clockwise device rotation) is bucketed into the
+///    nearest orientation. A different orientation becomes a candidate only when theta is more
+///    than `hysteresis` degrees past the 45 degree boundary.
+/// 5. Evidence for the candidate accumulates at 1/T per second. While the device is steady
+///    (its gravity direction turns slower than `steadyRate`), T falls from `settleTimeSlow`
+///    just past the band to `settleTimeFast` at `decisiveAngle` into the new sector, as
+///    1 - x^2 of the normalised depth x; a deliberate turn (the angle leads a slower reference
+///    filter by `turnAngle`, away from the current orientation) is decisive at once. While it
+///    turns faster, T is `settleTimeSlow`. The candidate is committed when the evidence reaches
+///    1; one sample adds at most 0.5, so a single wild sample never commits. Evidence is
+///    cleared when the candidate changes or falls back into the band, and does not grow while
+///    the magnitude says the device is shaken or jolted (`motionThreshold`, `motionHold`).
+/// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
+///    at once, so a new client gets an answer within one sample.
+///
+/// The detector is a value type with no allocation, no I/O and no clock of its own: the same
+/// samples always give the same output.
+public struct OrientationDetector: Sendable {
+  /// The parameters it was created with.
+  public let parameters: DetectorParameters
+
+  /// The committed orientation (`undefined` until the first usable non-flat sample).
+  public private(set) var orientation: Orientation = .undefined
+  /// The current tilt (`undefined` until the first usable sample).
+  public private(set) var tilt: Tilt = .undefined
+  /// The filtered gravity estimate in m/s^2 (display frame), valid once `hasReading`.
+  public private(set) var gravity = Vector3.zero
+  /// The time of the sample `gravity` was last updated with.
+  public private(set) var gravityTime = 0.0
+  /// Whether any usable sample has arrived since creation.
+  public private(set) var hasReading = false
+  /// Samples ignored, by reason.
+  public private(set) var rejections = RejectionCounts()
+  /// How many times a gap restarted the filter (the first sample included).
+  public private(set) var filterResets = 0
+
+  // Precomputed constants.
+  private let tau: Double
+  private let turnTau: Double
+  private let turnRadians: Double
+  private let rejectLow2: Double
+  private let rejectHigh2: Double
+  private let motionLow2: Double
+  private let motionHigh2: Double
+  private let sinFlatEnter2: Double
+  private let sinFlatLeave2: Double
+  private let sinVerticalUp2: Double
+  private let sinVerticalDown2: Double
+  /// tan(45 - hysteresis): a candidate's minor/major component ratio must be below this.
+  private let candidateTan: Double
+  private let bandEdge: Double
+  private let settleScale: Double
+  private let settleTimeFast: Double
+  private let steadyRadiansPerSecond: Double
+
+  // State.
+  private var lastTime = -Double.infinity
+  private var filterLive = false
+  private var decideNow = true
+  private var flat = false
+  private var lastMotionTime = -Double.infinity
+  /// The orientation gathering evidence to replace `orientation` (`undefined` when none).
+  public private(set) var candidate: Orientation = .undefined
+  /// The evidence for `candidate`, from 0 to 1 (committed at 1).
+  public private(set) var evidence = 0.0
+  private var cachedDt = -1.0
+  private var cachedAlpha = 1.0
+  private var cachedTurnAlpha = 1.0
+  private var cachedSinSteady2 = 1.0
+  /// The slower reference filter for the turn rule.
+  private var reference = Vector3.zero
+
+  /// Creates a detector in the `undefined` state.
+  ///
+  /// The parameters are used as given; validate user input first with
+  /// `DetectorParameters.validate(source:)`.
+  public init(parameters: DetectorParameters = DetectorParameters()) {
+    self.parameters = parameters
+    let p = parameters
+    let degrees = Double.pi / 180
+    tau = p.filterTimeConstant
+    turnTau = p.turnTimeConstant
+    turnRadians = p.turnAngle * degrees
+    let g = p.gravity
+    rejectLow2 = square(g * (1 - p.magnitudeTolerance))
+    rejectHigh2 = square(g * (1 + p.magnitudeTolerance))
+    motionLow2 = square(g * (1 - p.motionThreshold))
+    motionHigh2 = square(g * (1 + p.motionThreshold))
+    sinFlatEnter2 = square(sin(p.flatEnter * degrees))
+    sinFlatLeave2 = square(sin(p.flatLeave * degrees))
+    sinVerticalUp2 = square(sin(min(p.verticalLimit + 1.5, 89) * degrees))
+    sinVerticalDown2 = square(sin(max(p.verticalLimit - 1.5, 0) * degrees))
+    candidateTan = tan((45 - p.hysteresis) * degrees)
+    bandEdge = p.hysteresis
+    let span = p.decisiveAngle - p.hysteresis
+    settleScale = span > 0 ? 1 / span : 1
+    settleTimeFast = p.settleTimeFast
+    steadyRadiansPerSecond = p.steadyRate * degrees
+  }
+
+  /// Forgets everything but the parameters and counters: back to `undefined`.
+  public mutating func reset() {
+    let counts = rejections
+    let resets = filterResets
+    self = OrientationDetector(parameters: parameters)
+    rejections = counts
+    filterResets = resets
+  }
+
+  /// Feeds one sample.
+  ///
+  /// - Returns: the new state when the orientation or the tilt changed at this sample, else
+  ///   `nil`.
+  @inlinable
+  public mutating func process(_ sample: Sample) -> DetectorUpdate? {
+    process(time: sample.time, sample.acceleration.x, sample.acceleration.y, sample.acceleration.z)
+  }
+
+  /// Feeds one sample given as its components (the allocation-free hot path).
+  ///
+  /// - Returns: the new state when the orientation or the tilt changed at this sample, else
+  ///   `nil`.
+  public mutating func process(time t: Double, _ x: Double, _ y: Double, _ z: Double)
+    -> DetectorUpdate?
+  {
+    guard t.isFinite, x.isFinite, y.isFinite, z.isFinite else {
+      rejections.notFinite += 1
+      return nil
+    }
+    guard t >= lastTime else {
+      rejections.timeBackwards += 1
+      return nil
+    }
+    let m2 = x * x + y * y + z * z
+    guard m2 > 0 else {
+      rejections.zeroVector += 1
+      lastTime = t
+      return nil
+    }
+    lastTime = t
+    guard m2 >= rejectLow2, m2 <= rejectHigh2 else {
+      rejections.magnitude += 1
+      lastMotionTime = t
+      return nil
+    }
+    if m2 < motionLow2 || m2 > motionHigh2 { lastMotionTime = t }
+
+    // Low-pass filter, restarted after a gap.
+    var dt = t - gravityTime
+    var steady = true
+    if !filterLive || dt > parameters.gapReset {
+      gravity = Vector3(x, y, z)
+      reference = gravity
+      filterLive = true
+      hasReading = true
+      decideNow = true
+      candidate = .undefined
+      evidence = 0
+      filterResets += 1
+      dt = 0
+    } else if dt > 0 {
+      if dt != cachedDt {
+        // Regular sampling repeats dt exactly, so the exponentials are computed rarely.
+        cachedDt = dt
+        cachedAlpha = tau > 0 ? 1 - exp(-dt / tau) : 1
+        cachedTurnAlpha = turnTau > 0 ? 1 - exp(-dt / turnTau) : 1
+        cachedSinSteady2 = square(sin(min(steadyRadiansPerSecond * (tau + dt), Double.pi / 2)))
+      }
+      // Steady when the sample is within steadyRate x (tau + dt) of the previous filtered
+      // vector: |a x f|^2 <= sin^2 x |a|^2 |f|^2.
+      let p = gravity
+      let cx = y * p.z - z * p.y
+      let cy = z * p.x - x * p.z
+      let cz = x * p.y - y * p.x
+      steady =
+        cx * cx + cy * cy + cz * cz <= cachedSinSteady2 * m2 * (p.x * p.x + p.y * p.y + p.z * p.z)
+      let alpha = cachedAlpha
+      gravity.x += (x - gravity.x) * alpha
+      gravity.y += (y - gravity.y) * alpha
+      gravity.z += (z - gravity.z) * alpha
+      let beta = cachedTurnAlpha
+      reference.x += (x - reference.x) * beta
+      reference.y += (y - reference.y) * beta
+      reference.z += (z - reference.z) * beta
+    }
+    gravityTime = t
+
+    // Tilt and flatness from the filtered vector (squared sines: no sqrt or asin needed).
+    let f = gravity
+    let f2 = f.x * f.x + f.y * f.y + f.z * f.z
+    guard f2 > 0 else { return nil }
+    let z2 = f.z * f.z
+    if flat {
+      if z2 < sinFlatLeave2 * f2 { flat = false }
+    } else if z2 > sinFlatEnter2 * f2 {
+      flat = true
+    }
+    let newTilt: Tilt
+    if flat {
+      newTilt = f.z < 0 ? .faceUp : .faceDown
+    } else {
+      let wasVertical = tilt == .vertical || tilt == .undefined || tilt.isFlat
+      let limit2 = wasVertical ? sinVerticalUp2 : sinVerticalDown2
+      newTilt = z2 <= limit2 * f2 ? .vertical : (f.z < 0 ? .tiltedUp : .tiltedDown)
+    }
+    let tiltChanged = newTilt != tilt
+    tilt = newTilt
+
+    let orientationChanged =
+      flat ? holdWhileFlat() : decide(f: f, dt: dt, time: t, steady: steady)
+    guard orientationChanged || tiltChanged else { return nil }
+    return DetectorUpdate(
+      time: t, orientation: orientation, tilt: tilt, orientationChanged: orientationChanged,
+      tiltChanged: tiltChanged)
+  }
+
+  private mutating func holdWhileFlat() -> Bool {
+    candidate = .undefined
+    evidence = 0
+    return false
+  }
+
+  /// Steps 4-6 for a non-flat filtered vector; returns whether the orientation changed.
+  private mutating func decide(f: Vector3, dt: Double, time t: Double, steady: Bool) -> Bool {
+    // In-plane components with theta = atan2(u, v): normal is +v, left-up +u.
+    let u = f.x
+    let v = -f.y
+    let au = abs(u)
+    let av = abs(v)
+    let nearest: Orientation
+    let major: Double
+    let minor: Double
+    if av >= au {
+      nearest = v >= 0 ? .normal : .bottomUp
+      major = av
+      minor = au
+    } else {
+      nearest = u > 0 ? .leftUp : .rightUp
+      major = au
+      minor = av
+    }
+    if orientation == .undefined {
+      return commit(nearest)
+    }
+    if nearest == orientation {
+      candidate = .undefined
+      evidence = 0
+      decideNow = false
+      return false
+    }
+    // Past the band? The angle from the candidate's centre is atan(minor/major); it must be
+    // below 45 - hysteresis.
+    guard minor < candidateTan * major else {
+      candidate = .undefined
+      evidence = 0
+      decideNow = false
+      return false
+    }
+    if decideNow { return commit(nearest) }
+    if nearest != candidate {
+      candidate = nearest
+      evidence = 0
+    }
+    guard t - lastMotionTime >= parameters.motionHold else { return false }
+    var wait = parameters.settleTimeSlow
+    if steady && turning(u: u, v: v) {
+      wait = settleTimeFast
+    } else if steady {
+      // x: 0 at the band's edge, 1 at decisiveAngle. The wait falls as 1 - x^2: it stays
+      // long through the marginal zone and shortens sharply near the decisive depth.
+      let depth = 45 - atan2(minor, major) * (180 / Double.pi)
+      let x = min(1, (depth - bandEdge) * settleScale)
+      wait = settleTimeFast + (wait - settleTimeFast) * (1 - x * x)
+    }
+    // At most half the evidence from one sample: a change always needs two samples that agree.
+    evidence += min(0.5, wait > 0 ? dt / wait : 1)
+    if evidence >= 1 { return commit(nearest) }
+    return false
+  }
+
+  /// Whether the filtered in-plane angle leads the reference filter's by at least `turnAngle`,
+  /// away from the current orientation: a deliberate turn in progress or just finished.
+  private func turning(u: Double, v: Double) -> Bool {
+    guard let centre = orientation.clockwiseRotation else { return false }
+    let theta = atan2(u, v)
+    let lead = wrapRadians(theta - atan2(reference.x, -reference.y))
+    guard abs(lead) >= turnRadians else { return false }
+    let away = wrapRadians(theta - Double(centre) * Double.pi / 180)
+    return (lead > 0) == (away > 0)
+  }
+
+  private mutating func commit(_ new: Orientation) -> Bool {
+    candidate = .undefined
+    evidence = 0
+    decideNow = false
+    guard new != orientation else { return false }
+    orientation = new
+    return true
+  }
+}
+
+/// `angle` wrapped into (-pi, pi].
+@inline(__always)
+private func wrapRadians(_ angle: Double) -> Double {
+  var a = angle
+  while a > Double.pi { a -= 2 * Double.pi }
+  while a <= -Double.pi { a += 2 * Double.pi }
+  return a
+}
+
+@inline(__always)
+private func square(_ x: Double) -> Double { x * x }

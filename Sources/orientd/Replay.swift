@@ -1,0 +1,176 @@
+import Glibc
+import JSON
+import Orientation
+import SystemKit
+
+/// `orientd replay`: runs the detector over a recorded trace and prints the committed changes.
+///
+/// Streams: the input is read through a fixed buffer and output is flushed whenever more input
+/// must be awaited, so `... | orientd replay -` reports changes as they happen.
+enum Replay {
+  /// Exit statuses (sysexits.h names).
+  enum Status: Int32 {
+    /// Success.
+    case ok = 0
+    /// EX_USAGE: bad `--set`.
+    case usage = 64
+    /// EX_DATAERR: malformed trace or config file.
+    case dataError = 65
+    /// EX_NOINPUT: a file cannot be opened or read.
+    case noInput = 66
+  }
+
+  /// Runs a replay; errors go to stderr as `orientd replay: ...`.
+  static func run(_ options: ReplayOptions) -> Status {
+    let parameters: DetectorParameters
+    switch loadParameters(options) {
+    case .success(let p): parameters = p
+    case .failure(let failure):
+      complain(failure.message)
+      return failure.status
+    }
+
+    let input: FileDescriptor
+    let source: String
+    if options.input == "-" {
+      input = FileDescriptor(owning: 0, path: "<stdin>")
+      source = "<stdin>"
+    } else {
+      do {
+        input = try FileDescriptor(path: options.input)
+      } catch {
+        complain("cannot open trace \(options.input): \(error.reason)")
+        return .noInput
+      }
+      source = options.input
+    }
+
+    var reader = LineReader(input, maxLineLength: TraceParser.maxLineLength)
+    var parser = TraceParser(source: source)
+    var detector = OrientationDetector(parameters: parameters)
+    var output = OutputBuffer()
+    while true {
+      let line: ArraySlice<UInt8>?
+      do {
+        line = try reader.nextLine(beforeBlocking: { output.flush() })
+      } catch {
+        output.flush()
+        switch error {
+        case .lineTooLong(let number, let limit):
+          complain("\(source):\(number): line is longer than \(limit) bytes")
+          return .dataError
+        case .system(let failure):
+          complain("cannot read trace \(source): \(failure.reason)")
+          return .noInput
+        }
+      }
+      guard let line else { break }
+      let sample: Sample?
+      do {
+        sample = try parser.parse(line: line)
+      } catch {
+        output.flush()
+        complain(error.description)
+        return .dataError
+      }
+      guard let sample, let update = detector.process(sample),
+        update.orientationChanged || (options.tilt && update.tiltChanged)
+      else {
+        continue
+      }
+      output.append(format(update, json: options.json, tilt: options.tilt))
+    }
+    output.flush()
+    return .ok
+  }
+
+  /// One output line (with its newline) for a committed change; with `tilt`, CSV lines carry
+  /// the tilt as a third field.
+  static func format(_ update: DetectorUpdate, json: Bool, tilt: Bool = false) -> String {
+    guard json else {
+      let suffix = tilt ? ",\(update.tilt)" : ""
+      return "\(shortDecimal(update.time)),\(update.orientation)\(suffix)\n"
+    }
+    var members: [(String, JSONValue)] = [
+      ("time", .number(update.time)),
+      ("orientation", .string(update.orientation.rawValue)),
+    ]
+    if let rotation = update.orientation.clockwiseRotation {
+      members.append(("rotation", .number(Double(rotation))))
+    } else {
+      members.append(("rotation", .null))
+    }
+    members.append(("tilt", .string(update.tilt.rawValue)))
+    return JSONValue.object(members).encoded() + "\n"
+  }
+
+  private struct Failure: Error {
+    var message: String
+    var status: Status
+  }
+
+  /// Defaults, then `--config`, then each `--set`, then the cross-checks.
+  private static func loadParameters(_ options: ReplayOptions) -> Result<
+    DetectorParameters, Failure
+  > {
+    var parameters = DetectorParameters()
+    if let path = options.configPath {
+      let bytes: [UInt8]
+      do {
+        let file = try FileDescriptor(path: path)
+        bytes = try file.readToEnd(limit: ConfigFile.maxBytes)
+      } catch {
+        return .failure(
+          Failure(message: "cannot read config \(path): \(error.reason)", status: .noInput))
+      }
+      guard let text = String(validating: bytes, as: UTF8.self) else {
+        return .failure(Failure(message: "\(path): not UTF-8 text", status: .dataError))
+      }
+      do {
+        let config = try ConfigFile(parsing: text, source: path)
+        for section in config.sections(named: "detector") {
+          try parameters.apply(section: section, source: path)
+        }
+      } catch {
+        return .failure(Failure(message: error.description, status: .dataError))
+      }
+    }
+    do {
+      for override in options.overrides {
+        try parameters.set(key: override.key, value: override.value, source: "--set", line: 0)
+      }
+      try parameters.validate(source: options.overrides.isEmpty ? "config" : "--set")
+    } catch {
+      return .failure(Failure(message: error.description, status: .usage))
+    }
+    return .success(parameters)
+  }
+
+  private static func complain(_ message: String) {
+    printError("orientd replay: \(message)")
+  }
+}
+
+/// Collects output and writes it to stdout in large pieces.
+struct OutputBuffer {
+  private var pending: [UInt8] = []
+  private let stdout = FileDescriptor(owning: 1, path: "<stdout>")
+
+  /// Adds text; writes out once 32 KiB have gathered.
+  mutating func append(_ text: String) {
+    pending.append(contentsOf: text.utf8)
+    if pending.count >= 32 * 1024 { flush() }
+  }
+
+  /// Writes everything gathered so far.
+  mutating func flush() {
+    guard !pending.isEmpty else { return }
+    do {
+      try stdout.writeAll(pending)
+    } catch {
+      printError("orientd replay: cannot write output: \(error.reason)")
+      exit(74)
+    }
+    pending.removeAll(keepingCapacity: true)
+  }
+}

@@ -1,0 +1,296 @@
+import Glibc
+import Testing
+
+@testable import Orientation
+
+/// The reading of an ideal sensor with the display turned `angle` degrees clockwise and leaning
+/// back `tilt` degrees (Linux IIO convention: upright reads (0, -g, 0)).
+func gravity(angle: Double, tilt: Double = 0) -> Vector3 {
+  let a = angle * Double.pi / 180
+  let b = tilt * Double.pi / 180
+  let g = standardGravity
+  return Vector3(g * sin(a) * cos(b), -g * cos(a) * cos(b), -g * sin(b))
+}
+
+/// A timeline of samples at `rate` Hz, built piece by piece.
+struct Timeline {
+  var rate: Double
+  var samples: [Sample] = []
+  var time = 0.0
+
+  init(rate: Double) { self.rate = rate }
+
+  /// Holds a pose for `seconds`.
+  mutating func hold(_ seconds: Double, angle: Double, tilt: Double = 0) {
+    move(seconds, from: (angle, tilt), to: (angle, tilt))
+  }
+
+  /// Moves smoothly (minimum jerk) from one pose to another over `seconds`.
+  mutating func move(
+    _ seconds: Double, from: (angle: Double, tilt: Double), to: (angle: Double, tilt: Double)
+  ) {
+    let end = time + seconds
+    let start = time
+    while time + 1 / rate <= end + 1e-9 {
+      time += 1 / rate
+      let tau = min(1, (time - start) / seconds)
+      let s = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau)
+      samples.append(
+        Sample(
+          time: time,
+          acceleration: gravity(
+            angle: from.angle + (to.angle - from.angle) * s,
+            tilt: from.tilt + (to.tilt - from.tilt) * s)))
+    }
+  }
+}
+
+/// Runs a detector over samples and returns the orientation changes.
+func changes(
+  _ samples: [Sample], parameters: DetectorParameters = DetectorParameters()
+) -> [DetectorUpdate] {
+  var detector = OrientationDetector(parameters: parameters)
+  return samples.compactMap { detector.process($0) }.filter(\.orientationChanged)
+}
+
+@Suite struct DetectorTests {
+  @Test(arguments: [
+    (Vector3(0, -9.81, 0), Orientation.normal, Tilt.vertical),
+    (Vector3(-9.81, 0, 0), Orientation.rightUp, Tilt.vertical),
+    (Vector3(9.81, 0, 0), Orientation.leftUp, Tilt.vertical),
+    (Vector3(0, 9.81, 0), Orientation.bottomUp, Tilt.vertical),
+    (Vector3(0, 0, -9.81), Orientation.undefined, Tilt.faceUp),
+    (Vector3(0, 0, 9.81), Orientation.undefined, Tilt.faceDown),
+  ])
+  func linuxConventionOrientationsFromTheFirstSample(
+    reading: Vector3, expected: Orientation, tilt: Tilt
+  ) throws {
+    var detector = OrientationDetector()
+    let processed = detector.process(Sample(time: 10, acceleration: reading))
+    let update = try #require(processed)
+    #expect(update.orientation == expected)
+    #expect(update.orientationChanged == (expected != .undefined))
+    #expect(update.tilt == tilt)
+    #expect(update.time == 10)
+    // More of the same changes nothing.
+    for i in 1...50 {
+      #expect(detector.process(Sample(time: 10 + Double(i) * 0.02, acceleration: reading)) == nil)
+    }
+    #expect(detector.orientation == expected)
+    #expect(detector.hasReading)
+    #expect(detector.gravity == reading)
+  }
+
+  @Test func rotationsThroughAllFourOrientations() {
+    var line = Timeline(rate: 50)
+    line.hold(1, angle: 0)
+    line.move(0.6, from: (0, 10), to: (90, 10))
+    line.hold(1.5, angle: 90, tilt: 10)
+    line.move(0.8, from: (90, 10), to: (270, 10))
+    line.hold(1.5, angle: 270, tilt: 10)
+    line.move(0.6, from: (270, 10), to: (180, 10))
+    line.hold(1.5, angle: 180, tilt: 10)
+    let orientations = changes(line.samples).map(\.orientation)
+    // The 180 degree flip from left-up to right-up may pass through bottom-up.
+    let direct: [Orientation] = [.normal, .leftUp, .rightUp, .bottomUp]
+    let viaBottom: [Orientation] = [.normal, .leftUp, .bottomUp, .rightUp, .bottomUp]
+    #expect(orientations == direct || orientations == viaBottom, "\(orientations)")
+  }
+
+  @Test func hysteresisHoldsJustPastTheBoundaryAndSwitchesBeyondTheBand() {
+    let band = DetectorParameters().hysteresis
+    for (offset, switches) in [(3.0, false), (band - 2, false), (band + 3, true)] {
+      var line = Timeline(rate: 100)
+      line.hold(1, angle: 0)
+      line.move(0.5, from: (0, 0), to: (45 + offset, 0))
+      line.hold(5, angle: 45 + offset)
+      // Coming back 3 degrees across the boundary must not switch back.
+      line.move(0.5, from: (45 + offset, 0), to: (42, 0))
+      line.hold(5, angle: 42)
+      let orientations = changes(line.samples).map(\.orientation)
+      #expect(
+        orientations == (switches ? [.normal, .leftUp] : [.normal]),
+        "held at 45 + \(offset) then 42")
+    }
+  }
+
+  @Test func lyingFlatKeepsTheOrientationAndReportsTheTilt() {
+    var line = Timeline(rate: 50)
+    line.hold(1, angle: 90, tilt: 20)
+    line.move(1, from: (90, 20), to: (90, 90))
+    // Turned on the table: the in-plane angle means nothing while flat.
+    line.move(1, from: (90, 90), to: (0, 89))
+    line.hold(2, angle: 0, tilt: 89)
+    line.move(1, from: (0, 89), to: (0, 20))
+    line.hold(1.5, angle: 0, tilt: 20)
+    var detector = OrientationDetector()
+    var updates: [DetectorUpdate] = []
+    for s in line.samples {
+      if let u = detector.process(s) { updates.append(u) }
+    }
+    let orientations = updates.filter(\.orientationChanged).map(\.orientation)
+    #expect(orientations == [.leftUp, .normal])
+    let tilts = updates.filter(\.tiltChanged).map(\.tilt)
+    #expect(tilts.contains(.faceUp))
+    let flatIndex = updates.firstIndex { $0.tilt == .faceUp }
+    let changeIndex = updates.lastIndex { $0.orientationChanged }
+    #expect((flatIndex ?? 0) < (changeIndex ?? 0), "normal is committed only after lifting")
+    // While flat, the orientation stayed left-up.
+    for u in updates where u.tilt == .faceUp { #expect(u.orientation == .leftUp) }
+  }
+
+  @Test func startingFlatStaysUndefinedUntilLifted() throws {
+    var line = Timeline(rate: 25)
+    line.hold(2, angle: 30, tilt: -88)
+    var detector = OrientationDetector()
+    for s in line.samples { _ = detector.process(s) }
+    #expect(detector.orientation == .undefined)
+    #expect(detector.tilt == .faceDown)
+    // Lifted to 60 degrees of tilt (below flat-leave), right-up: decided at the first sample.
+    let lifted = Sample(time: line.time + 0.04, acceleration: gravity(angle: 265, tilt: -40))
+    for i in 0..<3 {
+      _ = detector.process(
+        Sample(time: line.time + 0.04 * Double(i + 1), acceleration: lifted.acceleration))
+      if detector.orientation != .undefined { break }
+    }
+    #expect(detector.orientation == .rightUp)
+    #expect(detector.tilt == .tiltedDown)
+  }
+
+  @Test func shakingDoesNotFlip() {
+    // Held 30 degrees towards left-up while shaken at 5 Hz with 1 g in the display plane.
+    var detector = OrientationDetector()
+    var orientations: [Orientation] = []
+    for i in 0..<(100 * 8) {
+      let t = Double(i) / 100
+      let shake = t > 1 ? standardGravity * sin(2 * Double.pi * 5 * t) : 0
+      let g = gravity(angle: 30, tilt: 20)
+      let s = Sample(time: t, acceleration: Vector3(g.x + shake, g.y + 0.3 * shake, g.z))
+      if let u = detector.process(s), u.orientationChanged { orientations.append(u.orientation) }
+    }
+    #expect(orientations == [.normal])
+    #expect(detector.rejections.magnitude > 0, "the hardest jolts are rejected and counted")
+  }
+
+  @Test func invalidSamplesAreCountedNotFatal() throws {
+    var detector = OrientationDetector()
+    let g = standardGravity
+    let bad: [Sample] = [
+      Sample(time: 1, .nan, -g, 0),
+      Sample(time: 1, 0, .infinity, 0),
+      Sample(time: .nan, 0, -g, 0),
+      Sample(time: 1, 0, 0, 0),
+      Sample(time: 1.1, 0, -0.1 * g, 0),
+      Sample(time: 1.2, 0, -3 * g, 0),
+    ]
+    for s in bad { #expect(detector.process(s) == nil) }
+    #expect(detector.orientation == .undefined)
+    #expect(!detector.hasReading)
+    let processed = detector.process(Sample(time: 2, 0, -g, 0))
+    let first = try #require(processed)
+    #expect(first.orientation == .normal)
+    #expect(detector.process(Sample(time: 1.5, g, 0, 0)) == nil, "time went backwards")
+    let counts = detector.rejections
+    #expect(counts.notFinite == 3)
+    #expect(counts.zeroVector == 1)
+    #expect(counts.magnitude == 2)
+    #expect(counts.timeBackwards == 1)
+    #expect(counts.total == 7)
+  }
+
+  @Test func rateIndependentCommits() {
+    func script(rate: Double) -> [Sample] {
+      var line = Timeline(rate: rate)
+      line.hold(1, angle: 5, tilt: 15)
+      line.move(0.7, from: (5, 15), to: (95, 15))
+      line.hold(2, angle: 95, tilt: 15)
+      line.move(0.7, from: (95, 15), to: (185, 30))
+      line.hold(2, angle: 185, tilt: 30)
+      line.move(1.2, from: (185, 30), to: (270, 40))
+      line.hold(2, angle: 270, tilt: 40)
+      line.move(1, from: (270, 40), to: (270, 88))
+      line.hold(2, angle: 200, tilt: 88)
+      line.move(0.7, from: (270, 88), to: (355, 20))
+      line.hold(2, angle: 355, tilt: 20)
+      return line.samples
+    }
+    let slow = changes(script(rate: 12.5))
+    let fast = changes(script(rate: 200))
+    let expected: [Orientation] = [.normal, .leftUp, .bottomUp, .rightUp, .normal]
+    #expect(slow.map(\.orientation) == expected)
+    #expect(fast.map(\.orientation) == expected)
+    // Same decisions, within about two 12.5 Hz sample periods of each other.
+    for (a, b) in zip(slow.dropFirst(), fast.dropFirst()) {
+      #expect(abs(a.time - b.time) < 0.2, "\(a.orientation): \(a.time) vs \(b.time)")
+    }
+  }
+
+  @Test func aGapRestartsTheFilterAndDecidesAtOnce() throws {
+    var detector = OrientationDetector()
+    var t = 0.0
+    for _ in 0..<50 {
+      t += 0.02
+      _ = detector.process(Sample(time: t, acceleration: gravity(angle: 0, tilt: 10)))
+    }
+    #expect(detector.orientation == .normal)
+    #expect(detector.filterResets == 1)
+    // The sensor was paused for 30 s; it resumes with the device turned to left-up.
+    t += 30
+    let resumed = gravity(angle: 88, tilt: 10)
+    let processed = detector.process(Sample(time: t, acceleration: resumed))
+    let update = try #require(processed)
+    #expect(update.orientation == .leftUp)
+    #expect(update.time == t)
+    #expect(detector.gravity == resumed)
+    #expect(detector.filterResets == 2)
+
+    // Without a gap, the same jump takes more than one sample (the evidence rule).
+    var steady = OrientationDetector()
+    for i in 1...50 {
+      _ = steady.process(Sample(time: Double(i) * 0.02, acceleration: gravity(angle: 0, tilt: 10)))
+    }
+    #expect(steady.process(Sample(time: 1.02, acceleration: resumed)) == nil)
+    #expect(steady.orientation == .normal)
+  }
+
+  @Test func aGapKeepsTheHysteresis() {
+    var detector = OrientationDetector()
+    for i in 1...50 {
+      _ = detector.process(Sample(time: Double(i) * 0.02, acceleration: gravity(angle: 10)))
+    }
+    // Resumed at 50 degrees, inside the band: still normal.
+    _ = detector.process(Sample(time: 40, acceleration: gravity(angle: 50)))
+    #expect(detector.orientation == .normal)
+  }
+
+  @Test func deterministic() {
+    var line = Timeline(rate: 33)
+    line.hold(1, angle: 3)
+    line.move(0.5, from: (3, 0), to: (100, 30))
+    line.hold(1, angle: 100, tilt: 30)
+    line.move(0.5, from: (100, 30), to: (170, 80))
+    line.hold(1, angle: 170, tilt: 80)
+    let a = changes(line.samples)
+    let b = changes(line.samples)
+    #expect(a == b)
+    #expect(!a.isEmpty)
+  }
+
+  @Test func tiltStatesUseTheIioSensorProxyNames() {
+    var detector = OrientationDetector()
+    var seen: [Tilt] = []
+    var t = 0.0
+    for tilt in [0.0, 45, 85, 45, 0, -45, -85] {
+      for _ in 0..<30 {
+        t += 0.02
+        if let u = detector.process(Sample(time: t, acceleration: gravity(angle: 0, tilt: tilt))),
+          u.tiltChanged
+        {
+          seen.append(u.tilt)
+        }
+      }
+    }
+    #expect(seen == [.vertical, .tiltedUp, .faceUp, .tiltedUp, .vertical, .tiltedDown, .faceDown])
+    #expect(Tilt.allCases.map(\.rawValue).contains("tilted-up"))
+  }
+}

@@ -1,0 +1,58 @@
+import Orientation
+import Testing
+
+@testable import orientd
+
+@Suite struct OptionsTests {
+  @Test func replayOptions() throws {
+    let options = try Options(arguments: [
+      "replay", "rec.csv", "--json", "--set", "hysteresis=10", "--config=my.conf",
+      "--set=filter-time-constant=0.1",
+    ])
+    var expected = ReplayOptions()
+    expected.input = "rec.csv"
+    expected.json = true
+    expected.configPath = "my.conf"
+    expected.overrides = [
+      .init(key: "hysteresis", value: "10"), .init(key: "filter-time-constant", value: "0.1"),
+    ]
+    #expect(options.command == .replay(expected))
+    #expect(try Options(arguments: ["replay"]).command == .replay(ReplayOptions()))
+    var tilt = ReplayOptions()
+    tilt.tilt = true
+    #expect(try Options(arguments: ["replay", "--tilt"]).command == .replay(tilt))
+    #expect(try Options(arguments: ["replay", "-"]).command == .replay(ReplayOptions()))
+    #expect(try Options(arguments: ["--help"]).command == .help)
+    #expect(try Options(arguments: ["replay", "--help"]).command == .help)
+    #expect(try Options(arguments: ["--version"]).command == .version)
+  }
+
+  @Test(arguments: [
+    ([], "no command given"),
+    (["--bogus"], "unknown option '--bogus'"),
+    (["play"], "unknown command 'play'"),
+    (["--version", "x"], "unexpected argument 'x'"),
+    (["replay", "--fast"], "unknown option '--fast' for replay"),
+    (["replay", "a.csv", "b.csv"], "replay takes one trace file"),
+    (["replay", "--set"], "--set needs a value"),
+    (["replay", "--set", "hysteresis"], "--set expects KEY=VALUE"),
+    (["replay", "--set", "=3"], "--set expects KEY=VALUE"),
+    (["replay", "--config"], "--config needs a value"),
+    (["replay", "--json=yes"], "--json takes no value"),
+  ])
+  func usageErrors(arguments: [String], message: String) {
+    #expect {
+      _ = try Options(arguments: arguments)
+    } throws: { error in
+      (error as? UsageError)?.message.contains(message) == true
+    }
+  }
+
+  @Test func usageListsEveryParameterWithItsDefault() {
+    for key in DetectorParameters.Key.allCases {
+      #expect(Options.usage.contains(key.rawValue))
+    }
+    #expect(Options.usage.contains("65"))
+    #expect(Options.usage.contains("66"))
+  }
+}
