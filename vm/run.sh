@@ -28,6 +28,7 @@
 #   ORIENTD_VM_BIN      where orientd/orientcam were built (default: swift's debug bin path)
 #   ORIENTD_VM_MEM      guest memory in MiB (default 768)     ORIENTD_VM_SMP  vCPUs (default 2)
 #   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default 540)
+#   ORIENTD_VM_QEMU     the QEMU binary (default qemu-system-x86_64)
 #   CI=true             never skip: a QEMU that cannot run is a failure.
 #
 # Exit codes: 0 all guest tests passed or were skipped for a missing product; 1 a guest test
@@ -130,7 +131,7 @@ bin=${ORIENTD_VM_BIN:-$root/.build/debug}
 # Host side: QEMU and what builds the initramfs. Guest side (the guest runs the host's root
 # filesystem): the tools the guest tests call.
 host_pkgs=(qemu-system-x86 busybox-static cpio kmod)
-guest_pkgs=(udev systemd dbus python3 python3-gi gir1.2-glib-2.0 v4l-utils libjpeg-turbo-progs
+guest_pkgs=(udev systemd dbus python3 v4l-utils libjpeg-turbo-progs
   iio-sensor-proxy util-linux procps)
 
 missing_pkgs() {
@@ -158,22 +159,22 @@ fi
 
 # Skip (77) only when QEMU cannot run at all; CI turns that into a failure.
 cannot_run_qemu() {
-  local why=$1
+  local why=$1 verdict=SKIPPED
+  $ci && verdict="FAILED (CI=true: the VM stage must run)"
   printf '\n'
   printf '%s\n' '****************************************************************************'
-  printf '*  VM TESTS SKIPPED: QEMU cannot run here: %s\n' "$why"
+  printf '*  VM TESTS %s\n' "$verdict"
+  printf '*  QEMU cannot run here: %s\n' "$why"
   printf '%s\n' '*  The guest tests against real kernel drivers did NOT run.'
   printf '%s\n' '****************************************************************************'
-  if $ci; then
-    echo "vm: CI=true: a VM stage that cannot run is a failure" >&2
-    exit 1
-  fi
+  if $ci; then exit 1; fi
   exit 77
 }
-command -v qemu-system-x86_64 >/dev/null || cannot_run_qemu "qemu-system-x86_64 is not installed"
-if ! probe=$(echo quit | timeout 30 qemu-system-x86_64 -machine none -accel tcg -display none \
+qemu_bin=${ORIENTD_VM_QEMU:-qemu-system-x86_64}
+command -v "$qemu_bin" >/dev/null || cannot_run_qemu "$qemu_bin is not installed"
+if ! probe=$(echo quit | timeout 30 "$qemu_bin" -machine none -accel tcg -display none \
   -nodefaults -monitor stdio 2>&1); then
-  cannot_run_qemu "qemu-system-x86_64 with TCG does not start: $(echo "$probe" | tail -1)"
+  cannot_run_qemu "$qemu_bin with TCG does not start: $(echo "$probe" | tail -1)"
 fi
 mapfile -t missing < <(missing_pkgs "${host_pkgs[@]}")
 [ ${#missing[@]} -eq 0 ] || die "missing ${missing[*]}; install them (scripts/deps.sh) and rerun"
@@ -307,7 +308,7 @@ shares=(
 )
 [ -d "$bin" ] && shares+=(-virtfs "local,path=$bin,mount_tag=bin,security_model=none,readonly=on,id=bin")
 
-qemu=(timeout --kill-after=10 "$vm_timeout" qemu-system-x86_64
+qemu=(timeout --kill-after=10 "$vm_timeout" "$qemu_bin"
   -accel tcg,thread=multi,tb-size=256 -cpu max -m "$mem" -smp "$smp"
   -nographic -nodefaults -no-reboot -no-user-config
   -kernel "$vmlinuz" -initrd "$initrd"
@@ -326,9 +327,9 @@ boot_started=$(date +%s.%N)
 "${qemu[@]}" -serial stdio </dev/null >>"$out/console.log" 2>&1 &
 qpid=$!
 # Show the guest's per-test lines as they come (the console also has kernel and init messages).
-# SeaBIOS leaves terminal escapes on the first line: strip them.
+# SeaBIOS leaves terminal escapes and an unfinished line before the guest's first line.
 tail -n +1 --pid="$qpid" -f "$out/console.log" 2>/dev/null |
-  sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' |
+  sed -u -e 's/\r//g' -e 's/^.*\(VM TEST\|VM BENCH\)/\1/' |
   grep --line-buffered -E '^(VM TEST|VM BENCH|  \| |vm-init: (error|warning))' || true
 qrc=0
 wait "$qpid" || qrc=$?

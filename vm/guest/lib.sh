@@ -279,12 +279,23 @@ bus_has_owner() {
     org.freedesktop.DBus.NameHasOwner "string:$1" 2>/dev/null | grep -q true
 }
 
-# own NAME / own_as_nobody NAME: ask the bus for NAME as root / as uid 65534 (tools/bus_name.py:
-# exit 0 owned, 2 refused by the policy). refused CMD...: CMD exited 2.
-own() { "$PY" "$GUEST/tools/bus_name.py" "$1"; }
-own_as_nobody() {
-  setpriv --reuid=65534 --regid=65534 --clear-groups "$PY" "$GUEST/tools/bus_name.py" "$1"
+# own NAME / own_as_nobody NAME: ask the bus for NAME as root / as uid 65534, as a service would
+# (RequestName through busctl, whose connection and name go away when it exits): exit 0 when we
+# became the primary owner, 2 when the bus policy refused, 1 otherwise. refused CMD...: CMD
+# exited 2.
+request_name() {
+  local out
+  out=$("$@" busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+    RequestName su "$NAME_WANTED" 4 2>&1)
+  echo "RequestName $NAME_WANTED: $out"
+  case $out in
+    "u 1") return 0 ;;
+    *"Access denied"*) return 2 ;;
+    *) return 1 ;;
+  esac
 }
+own() { NAME_WANTED=$1 request_name; }
+own_as_nobody() { NAME_WANTED=$1 request_name setpriv --reuid=65534 --regid=65534 --clear-groups; }
 refused() {
   "$@"
   [ $? -eq 2 ]

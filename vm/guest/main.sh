@@ -14,6 +14,7 @@ results=$OUT/results.txt
 log "guest up: kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB" \
   >"$OUT/runner/log.txt"
 
+echo # the console's current line is the firmware's; results start on a line of their own
 status=0
 for name in $VM_TESTS; do
   file=$(echo "$GUEST"/tests/[0-9][0-9]-"$name".sh)
