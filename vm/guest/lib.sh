@@ -84,6 +84,7 @@ part() {
   part_end
   PART=$1
   PART_FAILURES=$FAILURES
+  PART_LOG_LINE=$(wc -l <"$TOUT/log.txt" 2>/dev/null || echo 0)
   now_cs
   PART_START=$NOW_CS
   log "==== $PART"
@@ -92,6 +93,7 @@ part_end() {
   [ -n "$PART" ] || return 0
   local result=PASS note=${1:-}
   [ "$FAILURES" -gt "$PART_FAILURES" ] || [ -n "$note" ] && result=FAIL
+  [ $result = FAIL ] && [ -z "$note" ] && note=$(part_first_failure)
   now_cs
   printf '%s %s %d.%d %s\n' "$PART" "$result" $(((NOW_CS - PART_START) / 100)) \
     $((((NOW_CS - PART_START) % 100) / 10)) "$note" >>"$TOUT/parts"
@@ -101,10 +103,15 @@ part_end() {
 part_abort() {
   local why
   if [ "$1" -ne 0 ] && [ "$1" -ne 77 ] && [ -n "$PART" ]; then
-    why=$(grep -o 'FAIL: .*' "$TOUT/log.txt" 2>/dev/null | tail -1 | cut -c7-)
+    why=$(part_first_failure)
+    [ "$1" -eq 143 ] && why="stopped by the test's time limit${why:+ after: $why}"
     part_end "${why:-ended early (exit status $1)}"
   fi
   return 0
+}
+# The first failed check of the running part, from the test's log.
+part_first_failure() {
+  tail -n +$((${PART_LOG_LINE:-0} + 1)) "$TOUT/log.txt" 2>/dev/null | grep -m1 -o 'FAIL: .*' | cut -c7-
 }
 
 # ---- waiting for conditions ---------------------------------------------------------------------
@@ -193,7 +200,7 @@ need_product() {
   help=$("$exe" "${sub[@]}" --help 2>&1) || true
   for word in "${sub[@]}" "$@"; do
     grep -qF -- "$word" <<<"$help" ||
-      skip "product not built yet: '$name ${sub[*]} --help' does not mention $word"
+      skip "product not built yet: '$name${sub[*]:+ ${sub[*]}} --help' does not mention $word"
   done
 }
 
