@@ -308,11 +308,14 @@ shares=(
 )
 [ -d "$bin" ] && shares+=(-virtfs "local,path=$bin,mount_tag=bin,security_model=none,readonly=on,id=bin")
 
+# No PS/2 keyboard and mouse (QEMU's PC has them even with -nodefaults): the emulated uinput
+# keyboard is then the only device with volume keys, as on a tablet.
+kernel_args="i8042.nokbd i8042.noaux"
 qemu=(timeout --kill-after=10 "$vm_timeout" "$qemu_bin"
   -accel tcg,thread=multi,tb-size=256 -cpu max -m "$mem" -smp "$smp"
   -nographic -nodefaults -no-reboot -no-user-config
   -kernel "$vmlinuz" -initrd "$initrd"
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off orientd_vm.mode=$mode"
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off $kernel_args orientd_vm.mode=$mode"
   "${shares[@]}")
 
 if [ "$mode" != tests ]; then
