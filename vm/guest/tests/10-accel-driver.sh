@@ -37,8 +37,9 @@ for axis in x y z; do
   check "polled in_accel_${axis}_raw = ${expect[$i]} (read $value)" test "$value" = "${expect[$i]}"
   i=$((i + 1))
 done
+at_least() { [ "$(accel_get "$1")" -ge "$2" ] 2>/dev/null; }
 check "the polled reads reached the emulator as GET_REPORT(input)" \
-  test "$(accel_get polled_reads)" -ge $((polled_before + 3))
+  wait_for 5 "3 more polled reads" at_least polled_reads $((polled_before + 3))
 
 # Buffered reads through the device's trigger.
 accel vector -4.9 0.5 -8.5
@@ -51,7 +52,8 @@ import json, sys
 scans = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{\"in_accel")]
 ok = len(scans) == 5 and all((s["in_accel_x"], s["in_accel_y"], s["in_accel_z"]) == (-500, 51, -867) for s in scans)
 sys.exit(0 if ok else 1)' "$TOUT/buffered.jsonl"
-check "the emulator streamed input reports while the buffer was on" test "$(accel_get reports_sent)" -gt 0
+check "the emulator streamed input reports while the buffer was on" \
+  wait_for 5 "reports sent" at_least reports_sent 5
 
 # Nobody reading: the driver switches reporting off, and the emulator stops sending.
 check "the buffer is off again" grep -qx 0 "$IIO_DEV/buffer/enable"

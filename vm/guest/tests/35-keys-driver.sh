@@ -12,7 +12,8 @@ log "keyboard: $(tr '\n' ' ' <"$KEYS_STATUS")"
 
 spawn reader-a "$PY" "$GUEST/tools/evdev_probe.py" watch --out "$TOUT/a.keys" "$KEYS_NODE"
 spawn reader-b "$PY" "$GUEST/tools/evdev_probe.py" watch --out "$TOUT/b.keys" "$KEYS_NODE"
-require "two readers are listening" wait_for 20 "readers" grep -qs ready "$TOUT/a.keys" "$TOUT/b.keys"
+listening() { grep -qs ready "$TOUT/a.keys" && grep -qs ready "$TOUT/b.keys"; }
+require "two readers are listening" wait_for 20 "both readers" listening
 keys press volumeup
 check "reader A gets KEY_VOLUMEUP down and up" wait_for 10 "A's events" key_events "$TOUT/a.keys" 115 2
 check "reader B gets them too" wait_for 10 "B's events" key_events "$TOUT/b.keys" 115 2
