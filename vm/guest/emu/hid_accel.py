@@ -1,0 +1,369 @@
+#!/usr/bin/python3
+"""A HID sensor-hub accelerometer for the test VM, made through /dev/uhid (stdlib only).
+
+The kernel sees a HID device whose report descriptor holds one sensor collection on the Sensors
+usage page (Accelerometer 3D). hid-sensor-hub binds to it and creates the platform device
+HID-SENSOR-200073, which hid-sensor-accel-3d turns into an IIO device named "accel_3d" with raw,
+scale, offset and sampling_frequency attributes, scan elements, a trigger and /dev/iio:deviceN.
+
+Behaves like a real sensor: it answers the driver's GET_REPORT/SET_REPORT requests for the
+property (feature) report and for polled reads of the input report, and streams input reports at
+the report interval the driver set, but only while the driver has the device open and has
+switched it to full power with event reporting on. So "no client claims" shows up here as no
+input reports sent.
+
+Control: one command per line written to the --control FIFO:
+  vector X Y Z      the acceleration the sensor measures, in m/s^2, in the sensor's own frame
+  orient NAME       gravity as seen by a device held in orientation NAME (normal, left-up,
+                    bottom-up, right-up, face-up, face-down), in the display frame; turned into the
+                    sensor's frame with the inverse of --mount-matrix, the matrix the system is
+                    told (hwdb) the sensor is mounted with
+  unplug            destroy the HID device (UHID_DESTROY), as if the sensor hub went away
+  plug              create it again
+  quit              destroy the device and exit
+State and counters are written to --status as KEY=VALUE lines after every change (atomically):
+present, opened, streaming, power_state, reporting_state, interval_ms, reports_sent, polled_reads,
+feature_gets, feature_sets, commands (number of commands handled), vector, changed_at (guest
+CLOCK_MONOTONIC seconds of the last physical change), creates.
+"""
+
+import argparse
+import os
+import select
+import signal
+import struct
+import sys
+import time
+
+# linux/uhid.h: event types and sizes (sizeof(struct uhid_event) is 4380 on x86_64, checked
+# with gcc against the kernel header).
+UHID_DESTROY, UHID_START, UHID_STOP, UHID_OPEN, UHID_CLOSE, UHID_OUTPUT = 1, 2, 3, 4, 5, 6
+UHID_GET_REPORT, UHID_GET_REPORT_REPLY, UHID_CREATE2, UHID_INPUT2 = 9, 10, 11, 12
+UHID_SET_REPORT, UHID_SET_REPORT_REPLY = 13, 14
+UHID_EVENT_SIZE = 4380
+UHID_FEATURE_REPORT, UHID_OUTPUT_REPORT, UHID_INPUT_REPORT = 0, 1, 2
+BUS_USB = 0x03
+EIO = 5
+
+# HID Usage Tables, Sensors page (0x20).
+SENSORS_PAGE = 0x20
+ACCELEROMETER_3D = 0x73
+SENSOR_STATE, SENSOR_EVENT = 0x0201, 0x0202
+STATE_SELECTORS, EVENT_SELECTORS = 0x0800, 0x0810  # Unknown, Ready, ... / Unknown, ..., Data Updated
+CONNECTION_TYPE, CONNECTION_SELECTORS = 0x0309, 0x0830  # integrated, attached, external
+REPORTING_STATE, REPORTING_SELECTORS = 0x0316, 0x0840  # no events, all events, threshold, +wake
+POWER_STATE, POWER_SELECTORS = 0x0319, 0x0850  # undefined, D0 full power, D1, D2, D3, D4 off
+REPORT_INTERVAL = 0x030E
+ACCELERATION, CHANGE_SENSITIVITY_ABS = 0x0452, 0x1000
+ACCEL_X, ACCEL_Y, ACCEL_Z = 0x0453, 0x0454, 0x0455
+
+FEATURE_ID, INPUT_ID = 1, 2
+UNIT_EXPONENT = -3  # raw 1000 is 1 g: the driver's scale for "no unit" is 9.80665 x 10^exponent
+STANDARD_GRAVITY = 9.80665
+# Selector values as the drivers write them (seen in the SET_REPORTs): the position of the
+# selector in the field's usage list, which starts with the property's own usage, so the first
+# selector is 1. Reporting: 1 no events, 2 all events, 5 all events with wake; power: 2 is D0
+# (full power), 6 is D4 (off).
+REPORTING_NONE, REPORTING_ALL_EVENTS = 1, {2, 5}
+POWER_D0, POWER_OFF = 2, 6
+SENSOR_READY, EVENT_DATA_UPDATED = 2, 4
+
+
+class Descriptor:
+    """Builds a HID report descriptor from short items (HID 1.11, section 6.2.2)."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def item(self, tag, kind, value, size=None):
+        if size is None:
+            size = 0 if value == 0 else 1 if -128 <= value <= 255 else 2 if -32768 <= value <= 65535 else 4
+        code = {0: 0, 1: 1, 2: 2, 4: 3}[size]
+        self.data.append((tag << 4) | (kind << 2) | code)
+        if size:
+            self.data += (value & ((1 << (8 * size)) - 1)).to_bytes(size, 'little')
+        return self
+
+    # Main items (kind 0), global items (kind 1), local items (kind 2).
+    def input(self, flags=0x02): return self.item(0x8, 0, flags, 1)
+    def feature(self, flags=0x02): return self.item(0xB, 0, flags, 1)
+    def collection(self, kind): return self.item(0xA, 0, kind, 1)
+    def end_collection(self): return self.item(0xC, 0, 0)
+    def usage_page(self, page): return self.item(0x0, 1, page)
+    def logical(self, lo, hi, size): return self.item(0x1, 1, lo, size).item(0x2, 1, hi, size)
+    def unit_exponent(self, e): return self.item(0x5, 1, e & 0xF, 1)
+    def report_size(self, bits): return self.item(0x7, 1, bits, 1)
+    def report_id(self, rid): return self.item(0x8, 1, rid, 1)
+    def report_count(self, n): return self.item(0x9, 1, n, 1)
+    def usage(self, u): return self.item(0x0, 2, u, 2)
+
+    def selector(self, prop, first, count, main):
+        """A named-array property: one byte holding the index of one of `count` selectors."""
+        self.usage(prop).logical(0, count - 1, 1).report_size(8).report_count(1)
+        self.collection(0x02)  # Logical
+        for i in range(count):
+            self.usage(first + i)
+        main(0x00)  # Data, Array, Absolute
+        return self.end_collection()
+
+    def value(self, usage, bits, main, signed=False, exponent=0):
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << (bits - 1)) - 1)
+        self.usage(usage).logical(lo, hi, 4 if bits == 32 else 2)
+        self.report_size(bits).report_count(1).unit_exponent(exponent)
+        return main(0x02)  # Data, Variable, Absolute
+
+
+def report_descriptor():
+    d = Descriptor()
+    d.usage_page(SENSORS_PAGE).item(0x0, 2, ACCELEROMETER_3D, 1).collection(0x00)  # Physical
+    # Feature report: the properties hid-sensor-hub and hid-sensor-accel-3d look up.
+    d.report_id(FEATURE_ID)
+    d.selector(CONNECTION_TYPE, CONNECTION_SELECTORS, 3, d.feature)
+    d.selector(REPORTING_STATE, REPORTING_SELECTORS, 6, d.feature)
+    d.selector(POWER_STATE, POWER_SELECTORS, 6, d.feature)
+    d.selector(SENSOR_STATE, STATE_SELECTORS, 7, d.feature)
+    d.value(REPORT_INTERVAL, 32, d.feature)
+    d.value(ACCELERATION | CHANGE_SENSITIVITY_ABS, 16, d.feature, exponent=UNIT_EXPONENT)
+    # Input report: state, event and the three axes.
+    d.report_id(INPUT_ID)
+    d.selector(SENSOR_STATE, STATE_SELECTORS, 7, d.input)
+    d.selector(SENSOR_EVENT, EVENT_SELECTORS, 6, d.input)
+    for axis in (ACCEL_X, ACCEL_Y, ACCEL_Z):
+        d.value(axis, 32, d.input, signed=True, exponent=UNIT_EXPONENT)
+    d.end_collection()
+    return bytes(d.data)
+
+
+FEATURE_FORMAT = '<BBBBBIH'  # id, connection, reporting, power, state, interval ms, sensitivity
+INPUT_FORMAT = '<BBBiii'  # id, state, event, x, y, z
+
+# Gravity in the display frame for each orientation (Linux IIO convention, as systemd's
+# 60-sensor.hwdb and iio-sensor-proxy use it): upright "normal" reads (0, -g, 0).
+ORIENTATIONS = {
+    'normal': (0, -1, 0), 'bottom-up': (0, 1, 0), 'left-up': (1, 0, 0), 'right-up': (-1, 0, 0),
+    'face-up': (0, 0, -1), 'face-down': (0, 0, 1),
+}
+
+
+def parse_matrix(text):
+    rows = [[float(v) for v in row.split(',')] for row in text.split(';')]
+    if len(rows) != 3 or any(len(r) != 3 for r in rows):
+        raise ValueError('mount matrix needs 3 rows of 3 values: %r' % text)
+    return rows
+
+
+def inverse(m):
+    (a, b, c), (d, e, f), (g, h, i) = m
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    if abs(det) < 1e-9:
+        raise ValueError('mount matrix is singular')
+    adj = [[e * i - f * h, c * h - b * i, b * f - c * e],
+           [f * g - d * i, a * i - c * g, c * d - a * f],
+           [d * h - e * g, b * g - a * h, a * e - b * d]]
+    return [[v / det for v in row] for row in adj]
+
+
+class Accelerometer:
+    def __init__(self, args):
+        self.args = args
+        self.unmount = inverse(parse_matrix(args.mount_matrix))
+        self.logf = open(args.log, 'a', buffering=1) if args.log else sys.stderr
+        self.fd = None
+        self.counters = dict(reports_sent=0, polled_reads=0, feature_gets=0, feature_sets=0,
+                             commands=0, creates=0)
+        self.opened = False
+        self.vector = (0.0, -STANDARD_GRAVITY, 0.0)
+        self.changed_at = time.monotonic()
+        # connection integrated, no events, power off (D4), ready, 100 ms, sensitivity 0
+        self.feature = [FEATURE_ID, 1, REPORTING_NONE, POWER_OFF, SENSOR_READY, args.interval_ms, 0]
+        self.next_report = None
+        self.dirty = True
+
+    def log(self, text):
+        self.logf.write('%.3f %s\n' % (time.monotonic(), text))
+
+    # ---- uhid
+    def send(self, kind, payload=b''):
+        event = struct.pack('<I', kind) + payload
+        os.write(self.fd, event + bytes(UHID_EVENT_SIZE - len(event)))
+
+    def plug(self):
+        if self.fd is not None:
+            return
+        self.fd = os.open('/dev/uhid', os.O_RDWR | os.O_CLOEXEC)
+        rdesc = report_descriptor()
+        self.send(UHID_CREATE2, struct.pack('<128s64s64sHHIIII', self.args.name.encode(),
+                                            b'orientd-vm/uhid', b'', len(rdesc), BUS_USB,
+                                            0x1d6b, 0x0a77, 1, 0) + rdesc)
+        self.counters['creates'] += 1
+        self.log('plugged: CREATE2 with a %d-byte report descriptor %s' % (len(rdesc), rdesc.hex()))
+        self.dirty = True
+
+    def unplug(self):
+        if self.fd is None:
+            return
+        self.send(UHID_DESTROY)
+        os.close(self.fd)
+        self.fd, self.opened, self.next_report = None, False, None
+        self.log('unplugged: DESTROY')
+        self.dirty = True
+
+    @property
+    def streaming(self):
+        power, reporting = self.feature[3], self.feature[2]
+        return self.opened and power == POWER_D0 and reporting in REPORTING_ALL_EVENTS
+
+    def raw(self):
+        scale = STANDARD_GRAVITY * 10 ** UNIT_EXPONENT
+        return tuple(int(round(v / scale)) for v in self.vector)
+
+    def input_report(self):
+        return struct.pack(INPUT_FORMAT, INPUT_ID, SENSOR_READY, EVENT_DATA_UPDATED, *self.raw())
+
+    def send_input(self):
+        report = self.input_report()
+        self.send(UHID_INPUT2, struct.pack('<H', len(report)) + report)
+        self.counters['reports_sent'] += 1
+        self.dirty = True
+
+    def handle_kernel(self):
+        event = os.read(self.fd, UHID_EVENT_SIZE)
+        kind = struct.unpack_from('<I', event)[0]
+        if kind == UHID_GET_REPORT:
+            rid, rnum, rtype = struct.unpack_from('<IBB', event, 4)
+            if rtype == UHID_FEATURE_REPORT and rnum == FEATURE_ID:
+                data, err = struct.pack(FEATURE_FORMAT, *self.feature), 0
+                self.counters['feature_gets'] += 1
+            elif rtype == UHID_INPUT_REPORT and rnum == INPUT_ID:
+                data, err = self.input_report(), 0
+                self.counters['polled_reads'] += 1
+            else:
+                data, err = b'', EIO
+            self.send(UHID_GET_REPORT_REPLY, struct.pack('<IHH', rid, err, len(data)) + data)
+            self.log('GET_REPORT type %d id %d -> %s' % (rtype, rnum, data.hex() or 'EIO'))
+        elif kind == UHID_SET_REPORT:
+            rid, rnum, rtype, size = struct.unpack_from('<IBBH', event, 4)
+            data = event[12:12 + size]
+            err = EIO
+            if rtype == UHID_FEATURE_REPORT and rnum == FEATURE_ID and size == struct.calcsize(FEATURE_FORMAT):
+                was_streaming = self.streaming
+                self.feature = list(struct.unpack(FEATURE_FORMAT, data))
+                self.counters['feature_sets'] += 1
+                err = 0
+                if self.streaming and not was_streaming:
+                    self.next_report = time.monotonic()
+            self.send(UHID_SET_REPORT_REPLY, struct.pack('<IH', rid, err))
+            self.log('SET_REPORT type %d id %d %s -> reporting %d power %d interval %d ms%s'
+                     % (rtype, rnum, data.hex(), self.feature[2], self.feature[3], self.feature[5],
+                        '' if err == 0 else ' (refused)'))
+        elif kind in (UHID_OPEN, UHID_CLOSE):
+            self.opened = kind == UHID_OPEN
+            self.next_report = time.monotonic() if self.streaming else None
+            self.log('OPEN' if self.opened else 'CLOSE')
+        else:
+            self.log('event %d' % kind)
+        self.dirty = True
+
+    # ---- control
+    def command(self, line):
+        words = line.split()
+        if not words:
+            return True
+        name, rest = words[0], words[1:]
+        try:
+            if name == 'vector' and len(rest) == 3:
+                self.set_vector(tuple(float(v) for v in rest))
+            elif name == 'orient' and len(rest) == 1 and rest[0] in ORIENTATIONS:
+                g = [STANDARD_GRAVITY * v for v in ORIENTATIONS[rest[0]]]
+                self.set_vector(tuple(sum(self.unmount[r][c] * g[c] for c in range(3)) for r in range(3)))
+            elif name == 'unplug' and not rest:
+                self.unplug()
+            elif name == 'plug' and not rest:
+                self.plug()
+            elif name == 'quit':
+                return False
+            else:
+                self.log('unknown command %r' % line)
+        finally:
+            self.counters['commands'] += 1
+            self.dirty = True
+        return True
+
+    def set_vector(self, vector):
+        self.vector = vector
+        self.changed_at = time.monotonic()
+        self.log('vector %.3f %.3f %.3f (raw %d %d %d)' % (vector + self.raw()))
+        # A real sensor reports a change right away, not at its next tick.
+        if self.streaming:
+            self.send_input()
+            self.next_report = time.monotonic() + self.interval()
+
+    def interval(self):
+        ms = self.feature[5] or self.args.interval_ms
+        return min(max(ms, 5), 1000) / 1000.0
+
+    def write_status(self):
+        fields = dict(self.counters, present=int(self.fd is not None), opened=int(self.opened),
+                      streaming=int(self.streaming), reporting_state=self.feature[2],
+                      power_state=self.feature[3], interval_ms=self.feature[5],
+                      vector='%.4f,%.4f,%.4f' % self.vector, changed_at='%.6f' % self.changed_at)
+        tmp = self.args.status + '.tmp'
+        with open(tmp, 'w') as f:
+            f.write(''.join('%s=%s\n' % kv for kv in sorted(fields.items())))
+        os.rename(tmp, self.args.status)
+        self.dirty = False
+
+    def run(self):
+        # O_RDWR keeps the FIFO open, so writers come and go without an end of file here.
+        control = os.open(self.args.control, os.O_RDWR | os.O_NONBLOCK)
+        pending = b''
+        self.plug()
+        running = True
+        while running:
+            now = time.monotonic()
+            if self.streaming and self.next_report is not None and now >= self.next_report:
+                self.send_input()
+                self.next_report = max(self.next_report + self.interval(), now)
+            if self.dirty:
+                self.write_status()
+            timeout = max(0.0, self.next_report - time.monotonic()) if (
+                self.streaming and self.next_report is not None) else 1.0
+            fds = [control] + ([self.fd] if self.fd is not None else [])
+            try:
+                ready, _, _ = select.select(fds, [], [], timeout)
+            except InterruptedError:
+                continue
+            if self.fd is not None and self.fd in ready:
+                self.handle_kernel()
+            if control in ready:
+                pending += os.read(control, 4096)
+                while b'\n' in pending and running:
+                    line, pending = pending.split(b'\n', 1)
+                    self.log('command: %s' % line.decode(errors='replace'))
+                    running = self.command(line.decode(errors='replace'))
+        self.unplug()
+        self.write_status()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--control', required=True, help='FIFO to read commands from')
+    parser.add_argument('--status', required=True, help='KEY=VALUE state file, rewritten on change')
+    parser.add_argument('--log', help='event log (default stderr)')
+    parser.add_argument('--name', default='orientd-vm HID sensor hub accelerometer')
+    parser.add_argument('--mount-matrix', default='1,0,0;0,1,0;0,0,1',
+                        help='the matrix hwdb gives the system for this sensor ("a,b,c;d,e,f;g,h,i")')
+    parser.add_argument('--interval-ms', type=int, default=100, help='initial report interval')
+    args = parser.parse_args()
+    if not os.path.exists(args.control):
+        os.mkfifo(args.control)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    device = Accelerometer(args)
+    try:
+        device.run()
+    finally:
+        device.unplug()
+
+
+if __name__ == '__main__':
+    main()

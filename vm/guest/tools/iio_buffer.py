@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+"""Reads buffered scans from an IIO device through sysfs and /dev/iio:deviceN (stdlib only).
+
+usage: iio_buffer.py DEVICE COUNT [--timeout S] [--trigger NAME]
+DEVICE is the sysfs name (iio:device0). Enables the accel scan elements (and the timestamp when
+present), attaches the trigger that belongs to the device when none is set, enables the buffer,
+decodes COUNT scans with the layout given by scan_elements/*_type and *_index (each element
+aligned to its own size, the scan padded to its largest element), prints one JSON object per scan,
+and restores the buffer, scan elements and trigger as they were. Exit 1 when fewer scans came.
+"""
+
+import argparse
+import json
+import os
+import re
+import select
+import struct
+import sys
+import time
+
+TYPE = re.compile(r'^(le|be):([su])(\d+)/(\d+)(?:X(\d+))?>>(\d+)$')
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def write(path, value):
+    with open(path, 'w') as f:
+        f.write(str(value))
+
+
+def layout(scan_dir, names):
+    elements = []
+    for name in names:
+        m = TYPE.match(read('%s/%s_type' % (scan_dir, name)))
+        if not m:
+            raise SystemExit('unparsable %s/%s_type' % (scan_dir, name))
+        endian, sign, bits, storage, repeat, shift = m.groups()
+        if repeat:
+            raise SystemExit('%s: repeated elements are not handled' % name)
+        elements.append((int(read('%s/%s_index' % (scan_dir, name))), name, endian, sign,
+                         int(bits), int(storage) // 8, int(shift)))
+    elements.sort()
+    offset, placed = 0, []
+    for _, name, endian, sign, bits, size, shift in elements:
+        offset = -(-offset // size) * size
+        placed.append((name, offset, endian, sign, bits, size, shift))
+        offset += size
+    biggest = max(p[5] for p in placed)
+    return placed, -(-offset // biggest) * biggest
+
+
+def decode(scan, placed):
+    values = {}
+    for name, offset, endian, sign, bits, size, shift in placed:
+        raw = int.from_bytes(scan[offset:offset + size], 'little' if endian == 'le' else 'big')
+        raw = (raw >> shift) & ((1 << bits) - 1)
+        if sign == 's' and raw & (1 << (bits - 1)):
+            raw -= 1 << bits
+        values[name] = raw
+    return values
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('device')
+    parser.add_argument('count', type=int)
+    parser.add_argument('--timeout', type=float, default=10)
+    args = parser.parse_args()
+    sysfs = '/sys/bus/iio/devices/' + args.device
+    scan_dir = sysfs + '/scan_elements'
+    names = sorted(f[:-3] for f in os.listdir(scan_dir)
+                   if f.endswith('_en') and (f.startswith('in_accel') or f.startswith('in_timestamp')))
+    saved = {n: read('%s/%s_en' % (scan_dir, n)) for n in names}
+    saved_trigger = read(sysfs + '/trigger/current_trigger')
+    saved_length = read(sysfs + '/buffer/length')
+    if not saved_trigger:
+        # The trigger that belongs to this device: its name ends with -devN for iio:deviceN.
+        number = args.device.split('device')[-1]
+        for t in sorted(os.listdir('/sys/bus/iio/devices')):
+            if t.startswith('trigger') and read('/sys/bus/iio/devices/%s/name' % t).endswith('-dev' + number):
+                write(sysfs + '/trigger/current_trigger', read('/sys/bus/iio/devices/%s/name' % t))
+    for n in names:
+        write('%s/%s_en' % (scan_dir, n), 1)
+    placed, scan_size = layout(scan_dir, names)
+    print(json.dumps({'layout': [p[:2] for p in placed], 'scan_bytes': scan_size,
+                      'trigger': read(sysfs + '/trigger/current_trigger')}), flush=True)
+    write(sysfs + '/buffer/length', 16)
+    got, started = 0, time.monotonic()
+    fd = os.open('/dev/' + args.device, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        write(sysfs + '/buffer/enable', 1)
+        pending = b''
+        while got < args.count:
+            left = args.timeout - (time.monotonic() - started)
+            if left <= 0:
+                break
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            try:
+                pending += os.read(fd, scan_size * 16)
+            except BlockingIOError:
+                continue
+            while len(pending) >= scan_size and got < args.count:
+                scan, pending = pending[:scan_size], pending[scan_size:]
+                got += 1
+                print(json.dumps(decode(scan, placed)), flush=True)
+    finally:
+        write(sysfs + '/buffer/enable', 0)
+        os.close(fd)
+        for n, v in saved.items():
+            write('%s/%s_en' % (scan_dir, n), v)
+        write(sysfs + '/buffer/length', saved_length)
+        write(sysfs + '/trigger/current_trigger', saved_trigger or '\n')  # no name: detach
+    print(json.dumps({'scans': got, 'wanted': args.count,
+                      'seconds': round(time.monotonic() - started, 3)}), flush=True)
+    sys.exit(0 if got == args.count else 1)
+
+
+if __name__ == '__main__':
+    main()

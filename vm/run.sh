@@ -1,0 +1,370 @@
+#!/usr/bin/env bash
+# Runs the guest tests (vm/guest/tests/) in a QEMU virtual machine on Debian's current kernel, so
+# that orientd and orientcam are tested against the real kernel drivers (HID sensor hub + IIO,
+# vivid V4L2, uinput + evdev) and not only against emulated sysfs.
+#
+# usage: vm/run.sh [--keep] [--shell] [--list] [--help] [TEST...]
+#   TEST      guest tests to run (see --list; a test that shares its script with others runs them
+#             all); default: all of them, in order.
+#   --keep    after the tests, keep the guest up with a shell on this terminal (exit powers off).
+#   --shell   boot straight into a guest shell, no tests (interactive debugging).
+#   --list    print the guest test names and exit.
+#
+# What it does, every step idempotent:
+#   1. installs qemu-system-x86, busybox-static, cpio, kmod and the guest's tools when missing;
+#   2. resolves the kernel package that Debian's linux-image-amd64 currently depends on (apt-cache;
+#      nothing is pinned), downloads and extracts it into the cache unless that exact package
+#      version is there already, and runs depmod;
+#   3. builds a busybox initramfs that mounts the 9p shares and switches root to the host's root,
+#      and compiles the host's hwdb with the test entry the guest's udev uses;
+#   4. boots QEMU (TCG, no KVM needed) with the host root shared read-only, the project tree and
+#      the build products read-only, and a writable results folder;
+#   5. prints one "VM TEST name: PASS|FAIL|SKIP (seconds)" line per guest test as it finishes.
+#
+# Environment:
+#   ORIENTD_VM_CACHE    kernel and initramfs cache (default /var/cache/orientd-vm as root,
+#                       else ${XDG_CACHE_HOME:-~/.cache}/orientd-vm)
+#   ORIENTD_VM_OUT      logs and artefacts (default .build/vm/out; wiped at the start of a run)
+#   ORIENTD_VM_BIN      where orientd/orientcam were built (default: swift's debug bin path)
+#   ORIENTD_VM_MEM      guest memory in MiB (default 768)     ORIENTD_VM_SMP  vCPUs (default 2)
+#   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default 540)
+#   ORIENTD_VM_QEMU     the QEMU binary (default qemu-system-x86_64)
+#   CI=true             never skip: a QEMU that cannot run is a failure.
+#
+# Exit codes: 0 all guest tests passed or were skipped for a missing product; 1 a guest test
+# failed, the guest did not finish, or the VM could not be prepared; 64 usage; 77 QEMU cannot run
+# on this machine (never under CI=true).
+set -euo pipefail
+trap 'echo "vm/run.sh: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+vmdir=$root/vm
+tests_dir=$vmdir/guest/tests
+started=$(date +%s.%N)
+
+say() { printf 'vm: %s\n' "$*"; }
+die() {
+  printf 'vm: error: %s\n' "$*" >&2
+  exit 1
+}
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Guest test scripts, in run order: tests/NN-name.sh -> name.
+all_tests() {
+  local f
+  for f in "$tests_dir"/[0-9][0-9]-*.sh; do
+    f=${f##*/}
+    f=${f#[0-9][0-9]-}
+    echo "${f%.sh}"
+  done
+}
+# The tests a script reports: its "# parts:" (one script sharing a set-up between several
+# tests), or just its name.
+reported() {
+  local parts
+  parts=$(sed -n 's/^# parts: *//p' "$tests_dir"/[0-9][0-9]-"$1".sh | head -1)
+  echo "${parts:-$1}"
+}
+# The script that reports test NAME (a script name or one of its parts).
+script_of() {
+  local t
+  for t in $(all_tests); do
+    if [ "$t" = "$1" ] || [[ " $(reported "$t") " == *" $1 "* ]]; then
+      echo "$t"
+      return 0
+    fi
+  done
+  return 1
+}
+
+usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; }
+
+mode=tests
+selected=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --keep) mode=keep ;;
+    --shell) mode=shell ;;
+    --list)
+      for t in $(all_tests); do
+        if [ "$(reported "$t")" = "$t" ]; then echo "$t"; else echo "$t: $(reported "$t")"; fi
+      done
+      exit 0
+      ;;
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    -*)
+      echo "vm/run.sh: unknown option '$1' (see vm/run.sh --help)" >&2
+      exit 64
+      ;;
+    *)
+      if ! script=$(script_of "$1"); then
+        echo "vm/run.sh: no guest test named '$1' (vm/run.sh --list shows them)" >&2
+        exit 64
+      fi
+      [[ " ${selected[*]} " == *" $script "* ]] || selected+=("$script")
+      ;;
+  esac
+  shift
+done
+[ ${#selected[@]} -gt 0 ] || mapfile -t selected < <(all_tests)
+
+if [ "$(id -u)" -eq 0 ]; then
+  cache=${ORIENTD_VM_CACHE:-/var/cache/orientd-vm}
+else
+  cache=${ORIENTD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orientd-vm}
+fi
+out=${ORIENTD_VM_OUT:-$root/.build/vm/out}
+mem=${ORIENTD_VM_MEM:-768}
+smp=${ORIENTD_VM_SMP:-2}
+vm_timeout=${ORIENTD_VM_TIMEOUT:-540}
+ci=false
+case ${CI:-} in true | 1 | yes) ci=true ;; esac
+
+# The products: swift's bin path is .build/<triple>/debug, with .build/debug linking to it.
+bin=${ORIENTD_VM_BIN:-$root/.build/debug}
+[ -d "$bin" ] && bin=$(cd "$bin" && pwd -P)
+
+# ---- 1. packages --------------------------------------------------------------------------------
+# Host side: QEMU and what builds the initramfs. Guest side (the guest runs the host's root
+# filesystem): the tools the guest tests call.
+host_pkgs=(qemu-system-x86 busybox-static cpio kmod)
+guest_pkgs=(udev systemd dbus python3 v4l-utils libjpeg-turbo-progs
+  iio-sensor-proxy util-linux procps)
+
+missing_pkgs() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
+  done
+}
+
+apt_lists_present() { compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; }
+
+mapfile -t missing < <(missing_pkgs "${host_pkgs[@]}" "${guest_pkgs[@]}")
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    say "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt_lists_present || apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+      { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } ||
+      say "could not install ${missing[*]}"
+  else
+    say "missing packages ${missing[*]}; as root: apt-get install ${missing[*]}"
+  fi
+fi
+
+# Skip (77) only when QEMU cannot run at all; CI turns that into a failure.
+cannot_run_qemu() {
+  local why=$1 verdict=SKIPPED
+  $ci && verdict="FAILED (CI=true: the VM stage must run)"
+  printf '\n'
+  printf '%s\n' '****************************************************************************'
+  printf '*  VM TESTS %s\n' "$verdict"
+  printf '*  QEMU cannot run here: %s\n' "$why"
+  printf '%s\n' '*  The guest tests against real kernel drivers did NOT run.'
+  printf '%s\n' '****************************************************************************'
+  if $ci; then exit 1; fi
+  exit 77
+}
+qemu_bin=${ORIENTD_VM_QEMU:-qemu-system-x86_64}
+command -v "$qemu_bin" >/dev/null || cannot_run_qemu "$qemu_bin is not installed"
+if ! probe=$(echo quit | timeout 30 "$qemu_bin" -machine none -accel tcg -display none \
+  -nodefaults -monitor stdio 2>&1); then
+  cannot_run_qemu "$qemu_bin with TCG does not start: $(echo "$probe" | tail -1)"
+fi
+mapfile -t missing < <(missing_pkgs "${host_pkgs[@]}")
+[ ${#missing[@]} -eq 0 ] || die "missing ${missing[*]}; install them (scripts/deps.sh) and rerun"
+
+# ---- 2. the kernel ------------------------------------------------------------------------------
+# Resolve the image package linux-image-amd64 depends on right now, and its candidate version.
+resolve_kernel() {
+  kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+    awk '$1 ~ /Depends:$/ && $2 ~ /^linux-image-/ { print $2; exit }')
+  [ -n "$kpkg" ] || return 1
+  kver=$(apt-cache policy "$kpkg" 2>/dev/null | awk '$1 == "Candidate:" { print $2; exit }')
+  [ -n "$kver" ] && [ "$kver" != "(none)" ]
+}
+if ! resolve_kernel; then
+  if [ "$(id -u)" -eq 0 ]; then
+    say "apt has no package lists with linux-image-amd64; running apt-get update"
+    apt-get update -qq || true
+  fi
+  resolve_kernel || die "apt-cache cannot resolve linux-image-amd64 (no package lists?); run apt-get update as root"
+fi
+
+mkdir -p "$cache" || die "cannot create the cache $cache (set ORIENTD_VM_CACHE)"
+kdir=$cache/kernel/${kpkg}_${kver}
+if [ -f "$kdir/.complete" ]; then
+  say "kernel: $kpkg $kver (cached in $kdir)"
+else
+  t0=$(date +%s.%N)
+  say "kernel: downloading $kpkg $kver"
+  dl=$cache/download
+  rm -rf "$dl" "$kdir.partial"
+  mkdir -p "$dl" "$kdir.partial"
+  (cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$kpkg=$kver" >/dev/null) ||
+    die "apt-get download $kpkg=$kver failed (network? apt sources?)"
+  dpkg-deb -x "$dl"/*.deb "$kdir.partial" || die "dpkg-deb -x of $(ls "$dl") failed"
+  rm -rf "$dl"
+  # Older kernels are not needed any more: keep the cache to one version.
+  find "$cache/kernel" -mindepth 1 -maxdepth 1 ! -name "${kdir##*/}.partial" -exec rm -rf {} +
+  mv "$kdir.partial" "$kdir"
+  touch "$kdir/.complete"
+  say "kernel: extracted in $(elapsed "$t0")s"
+fi
+# The kernel version comes from the package's contents, never from a pin.
+kv=$(find "$kdir/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | head -1)
+vmlinuz=$kdir/boot/vmlinuz-$kv
+[ -n "$kv" ] && [ -f "$vmlinuz" ] || die "$kpkg in $kdir has no /lib/modules/<version> or vmlinuz"
+[ -f "$kdir/lib/modules/$kv/modules.dep.bin" ] || depmod -b "$kdir" "$kv" ||
+  die "depmod -b $kdir $kv failed"
+
+# ---- 3. the initramfs ---------------------------------------------------------------------------
+# busybox, the modules that reach the 9p shares (virtio-pci, 9pnet_virtio, 9p with their
+# dependencies, in the order modprobe would load them) and vm/initramfs/init as PID 1.
+boot_modules() {
+  local m
+  for m in virtio_pci 9pnet_virtio 9p; do
+    modprobe -d "$kdir" -S "$kv" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+  done | awk '!seen[$0]++'
+}
+initrd_key=$(
+  {
+    cat "$vmdir/initramfs/init"
+    boot_modules
+    sha256sum /bin/busybox
+  } | sha256sum | cut -c1-16
+)
+initrd=$cache/initramfs-$kv-$initrd_key.cpio.gz
+if [ ! -f "$initrd" ]; then
+  [ -x /bin/busybox ] || die "/bin/busybox (busybox-static) is not installed"
+  src=$(mktemp -d)
+  trap 'rm -rf "$src"' EXIT
+  mkdir -p "$src"/{bin,dev,proc,sys,newroot,modules}
+  cp /bin/busybox "$src/bin/busybox"
+  boot_modules | while read -r ko; do
+    cp "$ko" "$src/modules/"
+    echo "${ko##*/}" >>"$src/modules/order"
+  done
+  cp "$vmdir/initramfs/init" "$src/init"
+  chmod 755 "$src/init"
+  rm -f "$cache"/initramfs-*.cpio.gz
+  (cd "$src" && find . | cpio -o -H newc --quiet | gzip -1 >"$initrd.partial")
+  mv "$initrd.partial" "$initrd"
+  rm -rf "$src"
+  trap - EXIT
+  say "initramfs: built $initrd ($(du -k "$initrd" | cut -f1) KiB)"
+fi
+
+# ---- 3b. the guest's hwdb -----------------------------------------------------------------------
+# The host's hwdb sources plus the test entry (vm/guest/fixtures/61-orientd-vm.hwdb), compiled
+# here by systemd-hwdb (0.6 s natively, several seconds under TCG) and shared read-only; the guest
+# puts it at /etc/udev/hwdb.bin, where udev looks before the distribution's own.
+data=$cache/guest-data
+hwdb_sources() {
+  ls -d /usr/lib/udev/hwdb.d/*.hwdb /etc/udev/hwdb.d/*.hwdb "$vmdir/guest/fixtures/"*.hwdb 2>/dev/null ||
+    true
+}
+hwdb_key=$(hwdb_sources | xargs cat | sha256sum | cut -c1-16)
+if [ "$(cat "$data/hwdb.key" 2>/dev/null)" != "$hwdb_key" ]; then
+  command -v systemd-hwdb >/dev/null || die "systemd-hwdb (package udev) is not installed"
+  hroot=$(mktemp -d)
+  mkdir -p "$hroot/lib/udev/hwdb.d" "$hroot/usr/lib/udev/hwdb.d" "$hroot/etc/udev/hwdb.d" "$data"
+  # Debian's systemd-hwdb reads <root>/lib/udev/hwdb.d; other builds <root>/usr/lib/udev/hwdb.d.
+  cp /usr/lib/udev/hwdb.d/*.hwdb "$hroot/lib/udev/hwdb.d/"
+  cp /usr/lib/udev/hwdb.d/*.hwdb "$hroot/usr/lib/udev/hwdb.d/"
+  cp /etc/udev/hwdb.d/*.hwdb "$vmdir/guest/fixtures/"*.hwdb "$hroot/etc/udev/hwdb.d/" 2>/dev/null || true
+  systemd-hwdb update --root="$hroot" || die "systemd-hwdb update failed"
+  cp "$hroot/etc/udev/hwdb.bin" "$data/hwdb.bin"
+  echo "$hwdb_key" >"$data/hwdb.key"
+  rm -rf "$hroot"
+  say "hwdb: compiled $(du -k "$data/hwdb.bin" | cut -f1) KiB with the test entry"
+fi
+
+# ---- 4. boot ------------------------------------------------------------------------------------
+rm -rf "$out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+{
+  echo "VM_KERNEL_VERSION=$kv"
+  echo "VM_KERNEL_PACKAGE='$kpkg $kver'"
+  echo "VM_TESTS='${selected[*]}'"
+  echo "VM_MODE=$mode"
+  echo "VM_CI=$ci"
+  echo "VM_HOST_PROJECT='$root'"
+  echo "VM_HAVE_BIN=$([ -d "$bin" ] && echo 1 || echo 0)"
+} >"$out/vm.env"
+
+shares=(
+  -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap,id=hostroot"
+  -virtfs "local,path=$root,mount_tag=project,security_model=none,readonly=on,multidevs=remap,id=project"
+  -virtfs "local,path=$kdir,mount_tag=kernel,security_model=none,readonly=on,id=kernel"
+  -virtfs "local,path=$data,mount_tag=data,security_model=none,readonly=on,id=data"
+  -virtfs "local,path=$out,mount_tag=out,security_model=none,id=out"
+)
+[ -d "$bin" ] && shares+=(-virtfs "local,path=$bin,mount_tag=bin,security_model=none,readonly=on,id=bin")
+
+# No PS/2 keyboard and mouse (QEMU's PC has them even with -nodefaults): the emulated uinput
+# keyboard is then the only device with volume keys, as on a tablet.
+kernel_args="i8042.nokbd i8042.noaux"
+qemu=(timeout --kill-after=10 "$vm_timeout" "$qemu_bin"
+  -accel tcg,thread=multi,tb-size=256 -cpu max -m "$mem" -smp "$smp"
+  -nographic -nodefaults -no-reboot -no-user-config
+  -kernel "$vmlinuz" -initrd "$initrd"
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off $kernel_args orientd_vm.mode=$mode"
+  "${shares[@]}")
+
+if [ "$mode" != tests ]; then
+  say "booting $kv interactively (power off: exit the shell)"
+  exec "${qemu[@]}" -serial mon:stdio
+fi
+
+say "booting $kv with ${#selected[@]} guest tests (TCG, $smp vCPUs, ${mem} MiB); logs in $out"
+boot_started=$(date +%s.%N)
+# The log exists before tail looks for it (tail -f gives up on a file that is not there yet).
+: >"$out/console.log"
+"${qemu[@]}" -serial stdio </dev/null >>"$out/console.log" 2>&1 &
+qpid=$!
+# Show the guest's per-test lines as they come (the console also has kernel and init messages).
+# SeaBIOS leaves terminal escapes and an unfinished line before the guest's first line.
+tail -n +1 --pid="$qpid" -f "$out/console.log" 2>/dev/null |
+  sed -u -e 's/\r//g' -e 's/^.*\(VM TEST\|VM BENCH\)/\1/' |
+  grep --line-buffered -E '^(VM TEST|VM BENCH|  \| |vm-init: (error|warning))' || true
+qrc=0
+wait "$qpid" || qrc=$?
+
+# ---- 5. the verdict -----------------------------------------------------------------------------
+failed=0
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+  say "FAIL: the VM did not finish within ${vm_timeout}s (ORIENTD_VM_TIMEOUT); see $out/console.log"
+  failed=1
+elif [ "$qrc" -ne 0 ]; then
+  say "FAIL: qemu exited with status $qrc; see $out/console.log"
+  tail -n 5 "$out/console.log" | sed 's/^/  | /'
+  failed=1
+fi
+results=$out/results.txt
+for script in "${selected[@]}"; do
+  for t in $(reported "$script"); do
+    if ! grep -q "^$t " "$results" 2>/dev/null; then
+      echo "VM TEST $t: FAIL (no result: the guest stopped before it ran)"
+      failed=1
+    fi
+  done
+done
+grep -q ' FAIL ' "$results" 2>/dev/null && failed=1
+if [ ! -f "$out/exit-code" ]; then
+  say "FAIL: the guest wrote no exit code; see $out/console.log"
+  failed=1
+elif [ "$(cat "$out/exit-code")" != 0 ]; then
+  failed=1
+fi
+counts=$(awk '{ n[$2]++ } END { printf "%d passed, %d failed, %d skipped", n["PASS"], n["FAIL"], n["SKIP"] }' \
+  "$results" 2>/dev/null || echo "no results")
+say "kernel $kv ($kpkg $kver); $counts; boot+tests $(elapsed "$boot_started")s, stage $(elapsed "$started")s"
+say "logs and artefacts: $out"
+exit "$failed"
