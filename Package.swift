@@ -47,6 +47,19 @@ let package = Package(
         "Imaging", "JPEGKit", "V4L2Kit", "Orientation", "SystemKit", "Logging", "JSON",
       ]),
 
+    // Overlay controls: file format, layout per orientation, rendering (pure).
+    .target(name: "Overlay", dependencies: ["JSON", "Orientation", "Imaging"]),
+    // Session wrappers: libevdev key devices (grab, uinput re-emission) and the SDL2 preview.
+    .target(name: "EvdevKit", dependencies: ["CEvdev", "CLinuxShims", "SystemKit", "Logging"]),
+    .target(name: "PreviewKit", dependencies: ["CSDL2", "Imaging", "Overlay"]),
+    // The persistent camera session: one event loop for frames, triggers, orientation, preview.
+    .target(
+      name: "Session",
+      dependencies: [
+        "Capture", "Overlay", "EvdevKit", "PreviewKit", "Imaging", "JPEGKit", "Orientation",
+        "SystemKit", "Logging", "JSON", "V4L2Kit",
+      ]),
+
     // Wrappers over C libraries.
     .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit", "Logging"]),
     // Wrappers: libudev discovery and hotplug; IIO accelerometers from udev device to samples.
@@ -64,7 +77,8 @@ let package = Package(
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
       name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"]),
-    .executableTarget(name: "orientcam", dependencies: ["Capture", "Logging"]),
+    .executableTarget(
+      name: "orientcam", dependencies: ["Capture", "Session", "Overlay", "Imaging", "Logging"]),
     .executableTarget(name: "orient-bench", dependencies: ["Orientation", "OrientSim", "JSON"]),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
@@ -93,6 +107,14 @@ let package = Package(
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
+    .testTarget(
+      name: "OverlayTests", dependencies: ["Overlay", "Imaging", "JSON", "Orientation"]),
+    .testTarget(
+      name: "SessionTests",
+      dependencies: [
+        "Session", "Overlay", "Capture", "Imaging", "JPEGKit", "JSON", "Orientation",
+        "TestSupport",
+      ]),
     .testTarget(
       name: "CaptureTests",
       dependencies: [
