@@ -24,6 +24,12 @@ public struct JSONLocations: Sendable {
     public var line: Int
     /// 1-based column, counted in bytes.
     public var column: Int
+
+    /// Creates a position.
+    public init(line: Int, column: Int) {
+      self.line = line
+      self.column = column
+    }
   }
 
   let values: [[Step]: Int]

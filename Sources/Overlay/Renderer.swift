@@ -213,7 +213,7 @@ public enum OverlayRenderer {
 
   /// The text broken into lines at spaces so each fits `maxWidth` font pixels (a word longer
   /// than the line is cut).
-  static func wrap(_ text: String, maxWidth: Int) -> [Substring] {
+  public static func wrap(_ text: String, maxWidth: Int) -> [Substring] {
     let perLine = max(1, (maxWidth + 1) / BitmapFont.advance)
     var lines: [Substring] = []
     for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -244,7 +244,9 @@ public enum OverlayRenderer {
 
   /// Draws `text` centred in `box` at the largest whole-pixel scale at which it fits (wrapped
   /// at spaces); at scale 1 what does not fit is cut off.
-  static func drawText(_ text: String, into image: inout RGBAImage, box: Rect, colour: Colour) {
+  public static func drawText(
+    _ text: String, into image: inout RGBAImage, box: Rect, colour: Colour
+  ) {
     guard box.width > 0, box.height > 0 else { return }
     let maxScale = max(1, box.height / BitmapFont.lineHeight)
     var chosen = (scale: 1, lines: wrap(text, maxWidth: box.width))

@@ -96,10 +96,17 @@ public final class CameraSession {
   private struct Shot {
     var trigger: String
     var time: Int64
+    var burstIndex: Int
+    /// The orientation when the trigger came: what the user held the device in.
+    var reading: OrientationReading
   }
   private var waitingShots: [Shot] = []
+  /// Takes the waiting shots of on-demand sources one per loop turn, so that signals (SIGTERM
+  /// in the middle of a long burst) are served between photos.
+  private var shotTimer: EventLoop.Timer?
   private var photos = 0
   private var endReason: String?
+  private var endAfterShots: String?
   private var failure: CaptureError?
 
   private init(options: SessionOptions, environment: SessionEnvironment) throws(CaptureError) {
@@ -171,6 +178,8 @@ public final class CameraSession {
     keys = nil
     frameTimer?.cancel()
     frameTimer = nil
+    shotTimer?.cancel()
+    shotTimer = nil
     statusTimer?.cancel()
     statusTimer = nil
     cameraWatch?.cancel()
@@ -184,9 +193,19 @@ public final class CameraSession {
     preview = nil
   }
 
-  private func end(_ reason: String) {
+  /// Ends the session; `drain` first takes the photos already asked for (q, SIGUSR2),
+  /// otherwise they are dropped (SIGTERM, SIGINT, SIGHUP, window closed).
+  private func end(_ reason: String, drain: Bool = false) {
+    if drain && !waitingShots.isEmpty {
+      if endAfterShots == nil { endAfterShots = reason }
+      return
+    }
     if endReason == nil { endReason = reason }
     loop.stop()
+  }
+
+  private func endIfDrained() {
+    if let reason = endAfterShots, waitingShots.isEmpty { end(reason) }
   }
 
   private func fail(_ error: CaptureError) {
@@ -434,7 +453,7 @@ public final class CameraSession {
   private func handleSignal(_ signo: Int32) {
     switch signo {
     case SIGUSR1: trigger("SIGUSR1", at: Clock.monotonicNanoseconds())
-    case SIGUSR2: end("SIGUSR2")
+    case SIGUSR2: end("SIGUSR2", drain: true)
     case SIGTERM: end("SIGTERM")
     case SIGINT: end("SIGINT")
     default: end("SIGHUP")
@@ -445,7 +464,7 @@ public final class CameraSession {
     let text = line.trimmingCharacters()
     switch text {
     case "": trigger("stdin", at: Clock.monotonicNanoseconds())
-    case "q", "quit": end("q")
+    case "q", "quit": end("q", drain: true)
     default:
       if text.hasPrefix("{"), let stdinFeed {
         stdinFeed.take(line: text)
@@ -547,21 +566,40 @@ public final class CameraSession {
   // MARK: - Frames and photos
 
   private func trigger(_ name: String, at time: Int64) {
-    guard endReason == nil, failure == nil else { return }
-    let shots = Array(repeating: Shot(trigger: name, time: time), count: options.burst)
-    if source is CameraSource {
-      waitingShots += shots  // taken from the next frames the camera delivers
+    guard endReason == nil, endAfterShots == nil, failure == nil else { return }
+    for index in 1...options.burst {
+      waitingShots.append(Shot(trigger: name, time: time, burstIndex: index, reading: reading))
+    }
+    // A camera's shots are taken from the next frames it delivers; the pattern and files
+    // deliver a frame when asked.
+    if !(source is CameraSource) { scheduleShot() }
+  }
+
+  private func scheduleShot() {
+    do {
+      if shotTimer == nil {
+        shotTimer = try loop.makeTimer { [weak self] in self?.takeWaitingShot() }
+      }
+      try shotTimer?.schedule(afterNanoseconds: 1)
+    } catch {
+      fail(CaptureError(.software, "cannot schedule the photo: \(error)"))
+    }
+  }
+
+  private func takeWaitingShot() {
+    guard endReason == nil, failure == nil, let source, !waitingShots.isEmpty else { return }
+    let shot = waitingShots.removeFirst()
+    if let pattern = source as? PatternSource, case .pattern(nil) = options.capture.source {
+      pattern.heldOrientation = shot.reading.orientation
+    }
+    let frame: Frame
+    do { frame = try source.nextFrame() } catch {
+      fail(error)
       return
     }
-    for (index, shot) in shots.enumerated() {
-      guard endReason == nil, failure == nil, let source else { return }
-      let frame: Frame
-      do { frame = try source.nextFrame() } catch {
-        fail(error)
-        return
-      }
-      takePhoto(frame, shot: shot, burstIndex: index + 1)
-    }
+    takePhoto(frame, shot: shot)
+    if !waitingShots.isEmpty { scheduleShot() }
+    endIfDrained()
   }
 
   private func cameraReadable(_ events: EventLoop.Events) {
@@ -573,8 +611,8 @@ public final class CameraSession {
         // A frame exposed before the trigger is not the photo the user asked for.
         if let shot = waitingShots.first, frame.monotonicNanoseconds >= shot.time {
           waitingShots.removeFirst()
-          let index = options.burst - waitingShots.prefix { $0.trigger == shot.trigger }.count
-          takePhoto(frame, shot: shot, burstIndex: index)
+          takePhoto(frame, shot: shot)
+          endIfDrained()
         }
       }
     } catch {
@@ -585,12 +623,12 @@ public final class CameraSession {
     }
   }
 
-  private func takePhoto(_ frame: Frame, shot: Shot, burstIndex: Int) {
+  private func takePhoto(_ frame: Frame, shot: Shot) {
     guard let pipeline, let source else { return }
     let report: PhotoReport
     do {
       report = try pipeline.takePhoto(
-        frame, orientation: reading, source: source, triggerNanoseconds: shot.time)
+        frame, orientation: shot.reading, source: source, triggerNanoseconds: shot.time)
     } catch {
       // A photo that cannot be written (full disk, name taken) is reported; the session goes
       // on, since the next one may work (space freed, {n} moves on).
@@ -606,7 +644,7 @@ public final class CameraSession {
     if options.capture.json {
       var members: [(String, JSONValue)] = [
         ("event", .string("photo")), ("shot", .number(Double(photos))),
-        ("trigger", .string(shot.trigger)), ("burstIndex", .number(Double(burstIndex))),
+        ("trigger", .string(shot.trigger)), ("burstIndex", .number(Double(shot.burstIndex))),
       ]
       for (key, value) in report.json.objectValue ?? [] where key != "timings" {
         members.append((key, value))
