@@ -112,7 +112,7 @@ let package = Package(
     .testTarget(
       name: "SessionTests",
       dependencies: [
-        "Session", "Overlay", "Capture", "Imaging", "JPEGKit", "JSON", "Orientation",
+        "Session", "Overlay", "EvdevKit", "Capture", "Imaging", "JPEGKit", "JSON", "Orientation",
         "TestSupport",
       ]),
     .testTarget(

@@ -249,8 +249,12 @@ public final class CameraSession {
     }
     // Stdin is also where Enter and q come from, so it is read from the start.
     if stdinFeed != nil { try startStdin() }
-    // Wait (up to 5 s, serving signals) for a first reading from a pipe or the bus.
-    if made.current == nil && !made.hasEnded {
+    // Wait (up to 5 s, serving signals) for a first reading from a pipe or the bus. A file
+    // read at once by work posted to the loop answers in the first turn.
+    do { try loop.runOnce(timeoutMilliseconds: 0) } catch {
+      throw CaptureError(.software, "event loop failed: \(error)")
+    }
+    if made.current == nil && !made.hasEnded && endReason == nil {
       do {
         try loop.run(
           until: { made.current != nil || made.hasEnded || self.endReason != nil },

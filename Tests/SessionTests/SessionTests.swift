@@ -194,6 +194,26 @@ import Testing
     #expect(session.child.standardError.contains("\"not a command\" is not a command"))
   }
 
+  /// A regular file of watch lines is read at start; its last defined orientation applies.
+  @Test func watchLinesFromAFile() throws {
+    let dir = try TemporaryDirectory("session")
+    try writeFile(
+      dir.file("lines.json"),
+      "{\"orientation\":\"left-up\"}\nnot json\n{\"orientation\":\"bottom-up\"}\n"
+        + "{\"orientation\":\"undefined\"}\n")
+    let session = try SessionProcess(
+      [
+        "--source", "pattern", "--resolution", "640x360", "--orientation-from",
+        dir.file("lines.json"), "--headless", "-o", dir.file("f.jpg"),
+      ], in: dir)
+    #expect(session.ready["orientation"]?.stringValue == "bottom-up")
+    #expect(session.ready["orientationSource"]?.stringValue == dir.file("lines.json") + ":3")
+    session.stdin.send("\nq\n")
+    #expect(try session.exitStatus() == 0)
+    try expectUprightPhoto(dir.file("f.jpg"), width: 640, height: 360)
+    #expect(session.child.standardError.contains("lines.json:2: not JSON"))
+  }
+
   /// SIGTERM in the middle of a burst ends the session cleanly: the photo being written is
   /// finished, the rest of the burst is dropped (and counted), and every file left is a
   /// complete photo.
