@@ -62,6 +62,7 @@ case .capture(let options):
   let logger = Logger(label: "orientcam", level: options.verbose ? .debug : .info)
   let environment = CaptureEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
+    autoOrientation: { logger in BusOrientationProvider(logger: logger) },
     photoTaken: { report in say(options.json ? report.json.encoded() : report.path) })
   do {
     _ = try CaptureCommand.run(options, environment: environment)
