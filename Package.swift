@@ -59,12 +59,19 @@ let package = Package(
     .target(
       name: "OrientClient", dependencies: ["DBusKit", "SystemKit", "Logging", "Orientation"]),
 
+    // Composition: one event loop, the sensor, the detector, both D-Bus APIs and the claims.
+    .target(
+      name: "OrientDaemon",
+      dependencies: [
+        "Accelerometer", "DBusKit", "DeviceDiscovery", "Orientation", "SystemKit", "Logging",
+      ]),
+
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
         "Orientation", "Logging", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
-        "DBusKit", "OrientClient",
+        "DBusKit", "OrientClient", "OrientDaemon",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
@@ -100,6 +107,12 @@ let package = Package(
       name: "OrientClientTests",
       dependencies: [
         "OrientClient", "DBusKit", "SystemKit", "Logging", "Orientation", "TestSupport",
+      ]),
+    .testTarget(
+      name: "OrientDaemonTests",
+      dependencies: [
+        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "Logging", "Orientation", "JSON",
+        "TestSupport",
       ]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),

@@ -270,13 +270,15 @@ public final class OrientClient {
   /// Calls `handler` once, on the loop, with the most preferred of `services` that has an owner
   /// on the bus: at once if one is there, otherwise as soon as one appears.
   ///
+  /// - Parameter absent: called once if none of them is on the bus at first (to say that the
+  ///   wait begins).
   /// - Returns: the wait; cancel or release it to stop waiting.
   /// - Throws: `OrientClientError` (`noBus`) if the connection is closed.
   public func waitForService(
-    _ services: [OrientService] = OrientService.allCases,
+    _ services: [OrientService] = OrientService.allCases, absent: (() -> Void)? = nil,
     _ handler: @escaping (OrientService) -> Void
   ) throws(OrientClientError) -> ServiceWait {
-    let wait = ServiceWait(services: services, handler: handler)
+    let wait = ServiceWait(services: services, absent: absent, handler: handler)
     for service in services {
       do {
         let watch = try connection.watchName(service.busName) { [weak wait] owner in
@@ -297,9 +299,14 @@ public final class ServiceWait {
   private let services: [OrientService]
   private var owners: [OrientService: String?] = [:]
   private var handler: ((OrientService) -> Void)?
+  private var absent: (() -> Void)?
 
-  fileprivate init(services: [OrientService], handler: @escaping (OrientService) -> Void) {
+  fileprivate init(
+    services: [OrientService], absent: (() -> Void)?,
+    handler: @escaping (OrientService) -> Void
+  ) {
     self.services = services
+    self.absent = absent
     self.handler = handler
   }
 
@@ -308,6 +315,7 @@ public final class ServiceWait {
   /// Stops waiting; the handler will not be called. Idempotent.
   public func cancel() {
     handler = nil
+    absent = nil
     for watch in watches { watch.cancel() }
     watches = []
   }
@@ -320,6 +328,10 @@ public final class ServiceWait {
     // at once.
     let allKnown = services.allSatisfy { owners[$0] != nil }
     let present = services.filter { (owners[$0] ?? nil) != nil }
+    if allKnown, present.isEmpty, let absent {
+      self.absent = nil
+      absent()
+    }
     guard let chosen = present.first, allKnown || chosen == services.first else { return }
     cancel()
     handler(chosen)
