@@ -68,17 +68,33 @@ let package = Package(
       name: "Accelerometer",
       dependencies: ["DeviceDiscovery", "SystemKit", "Logging", "Orientation", "JSON"]),
 
+    // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
+    .target(
+      name: "OrientClient", dependencies: ["DBusKit", "SystemKit", "Logging", "Orientation"]),
+
+    // Composition: one event loop, the sensor, the detector, both D-Bus APIs and the claims.
+    .target(
+      name: "OrientDaemon",
+      dependencies: [
+        "Accelerometer", "DBusKit", "DeviceDiscovery", "Orientation", "SystemKit", "Logging",
+      ]),
+
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
         "Orientation", "Logging", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
+        "DBusKit", "OrientClient", "OrientDaemon",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
       name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"]),
     .executableTarget(
-      name: "orientcam", dependencies: ["Capture", "Session", "Overlay", "Imaging", "Logging"]),
+      name: "orientcam",
+      dependencies: [
+        "Capture", "Session", "Overlay", "Imaging", "Logging", "OrientClient", "Orientation",
+        "DBusKit", "SystemKit",
+      ]),
     .executableTarget(name: "orient-bench", dependencies: ["Orientation", "OrientSim", "JSON"]),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
@@ -104,6 +120,17 @@ let package = Package(
     .testTarget(
       name: "AccelerometerTests",
       dependencies: ["Accelerometer", "Orientation", "SystemKit", "JSON", "TestSupport"]),
+    .testTarget(
+      name: "OrientClientTests",
+      dependencies: [
+        "OrientClient", "DBusKit", "SystemKit", "Logging", "Orientation", "TestSupport",
+      ]),
+    .testTarget(
+      name: "OrientDaemonTests",
+      dependencies: [
+        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "Logging", "Orientation", "JSON",
+        "TestSupport",
+      ]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),

@@ -274,7 +274,7 @@ public final class CameraSession {
       reading = OrientationReading(fallback, source: "fallback")
     } else {
       let why =
-        (made as? PollingOrientationFeed)?.lastError?.message
+        made.problem?.message
         ?? "\(made.label) gave no orientation"
         + (made.hasEnded ? " before it ended" : " within 5 s")
       throw CaptureError(

@@ -16,8 +16,12 @@ public protocol OrientationFeed: AnyObject {
   var label: String { get }
   /// The latest reading, once there is one.
   var current: OrientationReading? { get }
-  /// Whether no further readings can come (the input ended, the service is gone).
+  /// Whether there is nothing to wait for now (the input ended; the service is missing or has
+  /// no sensor): the session then stops waiting for a first reading and uses
+  /// `--orientation-fallback` or fails with `problem`. A feed may still report readings later.
   var hasEnded: Bool { get }
+  /// Why there is no reading, for the user (nil when there is one or nothing is known).
+  var problem: CaptureError? { get }
   /// Starts following on `loop`; `changed` is called on the loop whenever the orientation
   /// changes (also for the first reading).
   ///
@@ -26,6 +30,11 @@ public protocol OrientationFeed: AnyObject {
     throws(CaptureError)
   /// Stops following and gives up any claim; idempotent. Called on every exit path.
   func stop()
+}
+
+extension OrientationFeed {
+  /// No particular reason known.
+  public var problem: CaptureError? { nil }
 }
 
 /// `--orientation NAME`: one reading, never changes.
@@ -146,8 +155,10 @@ public final class PollingOrientationFeed: OrientationFeed {
   public private(set) var current: OrientationReading?
   /// Set when the provider fails with anything but "unavailable".
   public private(set) var hasEnded = false
-  /// The first failure, if the provider could not answer.
+  /// The latest failure, if the provider could not answer.
   public private(set) var lastError: CaptureError?
+  /// The latest failure.
+  public var problem: CaptureError? { lastError }
   private let provider: any OrientationProvider
   private let interval: Int64
   private var timer: EventLoop.Timer?

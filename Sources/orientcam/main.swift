@@ -47,7 +47,8 @@ if let first = arguments.first, first == "session" || first == "layout" {
   do { options = try SessionOptions(arguments: rest) } catch { fail(error) }
   let logger = Logger(label: "orientcam", level: options.capture.verbose ? .debug : .info)
   let environment = SessionEnvironment(
-    logger: logger, software: "orientcam \(orientcamVersion)", emit: say)
+    logger: logger, software: "orientcam \(orientcamVersion)",
+    autoOrientation: { logger in BusOrientationFeed(logger: logger) }, emit: say)
   do {
     _ = try CameraSession.run(options, environment: environment)
   } catch {
@@ -101,6 +102,7 @@ case .capture(let options):
   let logger = Logger(label: "orientcam", level: options.verbose ? .debug : .info)
   let environment = CaptureEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
+    autoOrientation: { logger in BusOrientationProvider(logger: logger) },
     photoTaken: { report in say(options.json ? report.json.encoded() : report.path) })
   do {
     _ = try CaptureCommand.run(options, environment: environment)
