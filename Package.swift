@@ -141,7 +141,9 @@ let package = Package(
       dependencies: [
         "Session", "Overlay", "EvdevKit", "Capture", "Imaging", "JPEGKit", "JSON", "Orientation",
         "TestSupport",
-      ]),
+      ],
+      // umockdev fixtures (evdev volume keys), read from the source tree by the tests.
+      exclude: ["Fixtures"]),
     .testTarget(
       name: "CaptureTests",
       dependencies: [

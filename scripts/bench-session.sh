@@ -25,7 +25,9 @@ for tool in fswebcam python3; do
   command -v "$tool" >/dev/null || { echo "bench: $tool missing; run scripts/deps.sh" >&2; exit 69; }
 done
 
-swift build -c release --static-swift-stdlib --product orientcam >/dev/null
+log=$(mktemp)
+swift build -c release --static-swift-stdlib --product orientcam >"$log" 2>&1 || { cat "$log"; exit 1; }
+rm -f "$log"
 orientcam="$(swift build -c release --show-bin-path)/orientcam"
 base=${BENCH_DIR:-/dev/shm}
 [ -d "$base" ] || base=/tmp
