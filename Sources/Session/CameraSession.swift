@@ -268,9 +268,9 @@ public final class CameraSession {
     if let current = made.current {
       reading = current
     } else if let fallback = options.capture.fallback {
+      let why = made.problem?.message ?? "\(made.label): no orientation yet"
       logger.warning(
-        "\(made.label): no orientation yet; using --orientation-fallback \(fallback.rawValue) "
-          + "until one arrives")
+        "\(why); using --orientation-fallback \(fallback.rawValue) until there is one")
       reading = OrientationReading(fallback, source: "fallback")
     } else {
       let why =

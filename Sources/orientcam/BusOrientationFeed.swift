@@ -33,7 +33,10 @@ final class BusOrientationFeed: OrientationFeed {
     self.changed = changed
     let client: OrientClient
     do { client = try OrientClient(bus: .system, loop: loop, logger: logger) } catch {
-      throw CaptureError(.unavailable, "orientd not reachable: \(error.message)")
+      // No system bus: nothing to wait for; --orientation-fallback applies as for capture.
+      problem = CaptureError(.unavailable, "orientd not reachable: \(error.message)")
+      hasEnded = true
+      return
     }
     self.client = client
     client.onChange = { [weak self] state, _ in self?.update(state) }

@@ -94,5 +94,13 @@ struct BusOrientationTests {
     session.stdin.send("\nq\n")
     #expect(try session.exitStatus() == 0)
     try expectUprightPhoto(dir.file("right-up.jpg"), width: 360, height: 640)
+    // No bus at all is the same: the fallback applies.
+    let noBus = try SessionProcess(
+      ["--source", "pattern", "--headless", "--orientation-fallback", "normal"], in: dir,
+      environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.file("no-such-socket"))"])
+    #expect(noBus.ready["orientationSource"]?.stringValue == "fallback")
+    noBus.stdin.send("q\n")
+    #expect(try noBus.exitStatus() == 0)
+    #expect(noBus.child.standardError.contains("orientd not reachable"))
   }
 }
