@@ -151,6 +151,7 @@ public final class CameraSession {
     try startOrientation()
     if let endReason { return SessionSummary(reason: endReason, photos: 0, droppedShots: 0) }
     try openSource()
+    if !waitingShots.isEmpty, !(source is CameraSource) { scheduleShot() }
     try checkOverlayFits()
     try grabKeys()
     try startStdin()
@@ -466,6 +467,8 @@ public final class CameraSession {
 
   private func stdinLine(_ line: String) {
     let text = line.trimmingCharacters()
+    // Keep the watch-line numbers (stdin:N in reports) counting every stdin line.
+    if !text.hasPrefix("{") { stdinFeed?.take(line: "") }
     switch text {
     case "": trigger("stdin", at: Clock.monotonicNanoseconds())
     case "q", "quit": end("q", drain: true)
@@ -575,8 +578,8 @@ public final class CameraSession {
       waitingShots.append(Shot(trigger: name, time: time, burstIndex: index, reading: reading))
     }
     // A camera's shots are taken from the next frames it delivers; the pattern and files
-    // deliver a frame when asked.
-    if !(source is CameraSource) { scheduleShot() }
+    // deliver a frame when asked (once open: stdin may already ask while the session starts).
+    if let source, !(source is CameraSource) { scheduleShot() }
   }
 
   private func scheduleShot() {
