@@ -47,6 +47,19 @@ let package = Package(
         "Imaging", "JPEGKit", "V4L2Kit", "Orientation", "SystemKit", "Logging", "JSON",
       ]),
 
+    // Overlay controls: file format, layout per orientation, rendering (pure).
+    .target(name: "Overlay", dependencies: ["JSON", "Orientation", "Imaging"]),
+    // Session wrappers: libevdev key devices (grab, uinput re-emission) and the SDL2 preview.
+    .target(name: "EvdevKit", dependencies: ["CEvdev", "CLinuxShims", "SystemKit", "Logging"]),
+    .target(name: "PreviewKit", dependencies: ["CSDL2", "Imaging", "Overlay"]),
+    // The persistent camera session: one event loop for frames, triggers, orientation, preview.
+    .target(
+      name: "Session",
+      dependencies: [
+        "Capture", "Overlay", "EvdevKit", "PreviewKit", "Imaging", "JPEGKit", "Orientation",
+        "SystemKit", "Logging", "JSON", "V4L2Kit",
+      ]),
+
     // Wrappers over C libraries.
     .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit", "Logging"]),
     // Wrappers: libudev discovery and hotplug; IIO accelerometers from udev device to samples.
@@ -55,16 +68,33 @@ let package = Package(
       name: "Accelerometer",
       dependencies: ["DeviceDiscovery", "SystemKit", "Logging", "Orientation", "JSON"]),
 
+    // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
+    .target(
+      name: "OrientClient", dependencies: ["DBusKit", "SystemKit", "Logging", "Orientation"]),
+
+    // Composition: one event loop, the sensor, the detector, both D-Bus APIs and the claims.
+    .target(
+      name: "OrientDaemon",
+      dependencies: [
+        "Accelerometer", "DBusKit", "DeviceDiscovery", "Orientation", "SystemKit", "Logging",
+      ]),
+
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
         "Orientation", "Logging", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
+        "DBusKit", "OrientClient", "OrientDaemon",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
       name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"]),
-    .executableTarget(name: "orientcam", dependencies: ["Capture", "Logging"]),
+    .executableTarget(
+      name: "orientcam",
+      dependencies: [
+        "Capture", "Session", "Overlay", "Imaging", "Logging", "OrientClient", "Orientation",
+        "DBusKit", "SystemKit",
+      ]),
     .executableTarget(name: "orient-bench", dependencies: ["Orientation", "OrientSim", "JSON"]),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
@@ -90,9 +120,30 @@ let package = Package(
     .testTarget(
       name: "AccelerometerTests",
       dependencies: ["Accelerometer", "Orientation", "SystemKit", "JSON", "TestSupport"]),
+    .testTarget(
+      name: "OrientClientTests",
+      dependencies: [
+        "OrientClient", "DBusKit", "SystemKit", "Logging", "Orientation", "TestSupport",
+      ]),
+    .testTarget(
+      name: "OrientDaemonTests",
+      dependencies: [
+        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "Logging", "Orientation", "JSON",
+        "TestSupport",
+      ]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
+    .testTarget(
+      name: "OverlayTests", dependencies: ["Overlay", "Imaging", "JSON", "Orientation"]),
+    .testTarget(
+      name: "SessionTests",
+      dependencies: [
+        "Session", "Overlay", "EvdevKit", "Capture", "Imaging", "JPEGKit", "JSON", "Orientation",
+        "TestSupport",
+      ],
+      // umockdev fixtures (evdev volume keys), read from the source tree by the tests.
+      exclude: ["Fixtures"]),
     .testTarget(
       name: "CaptureTests",
       dependencies: [

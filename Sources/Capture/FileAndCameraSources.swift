@@ -231,6 +231,27 @@ public final class CameraSource: FrameSource {
           .ioError, "\(name): \(attempts) damaged \(active.fourCC) frames in a row")
       }
     }
+    return try frame(from: captured)
+  }
+
+  /// The descriptor that becomes readable when a frame is ready, for an event loop (a
+  /// session); `nil` after `close()`.
+  public var pollDescriptor: Int32? { stream?.pollDescriptor }
+
+  /// The next frame if one is ready, without waiting (`VIDIOC_DQBUF` on the non-blocking
+  /// descriptor); damaged MJPEG frames are skipped (`nil`).
+  ///
+  /// - Throws: `CaptureError` when the camera fails or went away.
+  public func frameIfReady() throws(CaptureError) -> Frame? {
+    guard let stream else { throw CaptureError(.software, "\(name): frame requested after close") }
+    let captured: CapturedFrame?
+    do { captured = try stream.dequeueIfReady() } catch { throw CaptureError(error) }
+    guard let captured else { return nil }
+    if format.isCompressed && !CameraSource.isCompleteJPEG(captured.bytes, decoder) { return nil }
+    return try frame(from: captured)
+  }
+
+  private func frame(from captured: CapturedFrame) throws(CaptureError) -> Frame {
     let monoNow = Clock.monotonicNanoseconds()
     let realNow = Clock.realtimeNanoseconds()
     // Drivers stamp frames with CLOCK_MONOTONIC; fall back to "now" for anything else.

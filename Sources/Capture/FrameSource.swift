@@ -172,19 +172,44 @@ public final class PatternSource: FrameSource {
     self.sensorRotation = sensorRotation
   }
 
+  /// The picture without its frame number, as the sensor sees it for one orientation: drawn
+  /// once per orientation, so a frame costs a copy and the new number.
+  private struct Background {
+    var orientation: Orientation
+    var turn: ImageTransform
+    var scene: (width: Int, height: Int)
+    /// For JPEG formats: the picture to draw into and encode.
+    var sensor: RGBImage?
+    /// For raw formats: the packed frame to draw into.
+    var packed: RawFrame?
+  }
+  private var background: Background?
+
   /// Renders the next frame (the frame number counts up from 1).
   public func nextFrame() throws(CaptureError) -> Frame {
     guard !closed else { throw CaptureError(.software, "\(name): frame requested after close") }
     frameNumber += 1
-    let turn = ImageTransform(
-      quarterTurns: ((heldOrientation.clockwiseRotation ?? 0) + sensorRotation) / 90)
-    // The scene has the size the upright photo will have; the sensor sees it turned back.
-    let scene = turn.outputSize(width: size.width, height: size.height)
-    let upright = TestPattern.render(
-      width: scene.width, height: scene.height, frameNumber: frameNumber)
-    let sensor = upright.transformed(turn.inverse)
+    let base = try currentBackground()
+    // The number's cells, turned from the scene into the sensor frame like everything else.
+    let cells = TestPattern.numberCells(
+      frameNumber, width: base.scene.width, height: base.scene.height
+    ).map { cell in
+      let a = base.turn.inverse.map(
+        x: cell.x0, y: cell.y0, width: base.scene.width, height: base.scene.height)
+      let b = base.turn.inverse.map(
+        x: cell.x1 - 1, y: cell.y1 - 1, width: base.scene.width, height: base.scene.height)
+      return (min(a.x, b.x), min(a.y, b.y), max(a.x, b.x) + 1, max(a.y, b.y) + 1)
+    }
     let content: Frame.Content
-    if format.isCompressed {
+    if var packed = base.packed {
+      for c in cells {
+        packed.fill(x0: c.0, y0: c.1, x1: c.2, y1: c.3, with: TestPattern.Palette.black)
+      }
+      content = .raw(packed)
+    } else if var sensor = base.sensor {
+      for c in cells {
+        sensor.fill(x0: c.0, y0: c.1, x1: c.2, y1: c.3, with: TestPattern.Palette.black)
+      }
       do {
         let encoder = try self.encoder ?? JPEGEncoder()
         self.encoder = encoder
@@ -193,17 +218,34 @@ public final class PatternSource: FrameSource {
         throw CaptureError(.software, "\(name): cannot encode the pattern: \(error)")
       }
     } else {
-      do {
-        content = .raw(try RawFrame(packing: sensor, as: format))
-      } catch {
-        throw CaptureError(.usage, "\(name): \(error)")
-      }
+      throw CaptureError(.software, "\(name): no background for \(format.fourCC)")
     }
     return Frame(
       content: content, width: size.width, height: size.height,
       monotonicNanoseconds: Clock.monotonicNanoseconds(),
       realtimeNanoseconds: Clock.realtimeNanoseconds(), label: "\(name) frame \(frameNumber)",
       formatName: format.fourCC.description)
+  }
+
+  private func currentBackground() throws(CaptureError) -> Background {
+    if let background, background.orientation == heldOrientation { return background }
+    let turn = ImageTransform(
+      quarterTurns: ((heldOrientation.clockwiseRotation ?? 0) + sensorRotation) / 90)
+    // The scene has the size the upright photo will have; the sensor sees it turned back.
+    let scene = turn.outputSize(width: size.width, height: size.height)
+    let sensor = TestPattern.renderWithoutNumber(width: scene.width, height: scene.height)
+      .transformed(turn.inverse)
+    var packed: RawFrame?
+    if !format.isCompressed {
+      do { packed = try RawFrame(packing: sensor, as: format) } catch {
+        throw CaptureError(.usage, "\(name): \(error)")
+      }
+    }
+    let made = Background(
+      orientation: heldOrientation, turn: turn, scene: scene,
+      sensor: packed == nil ? sensor : nil, packed: packed)
+    background = made
+    return made
   }
 
   /// Marks the source closed.

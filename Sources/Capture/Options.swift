@@ -3,10 +3,13 @@ import Orientation
 import V4L2Kit
 
 /// Walks command-line arguments: `--name value`, `--name=value`, `-o value`, flags and
-/// positionals; `--` ends the options.
-struct ArgumentScanner {
-  enum Token: Equatable {
+/// positionals; `--` ends the options. Shared by every orientcam command's parser.
+public struct ArgumentScanner {
+  /// One argument.
+  public enum Token: Equatable, Sendable {
+    /// `--name`, with the value if written `--name=value`.
     case option(String, inline: String?)
+    /// Anything else.
     case positional(String)
   }
 
@@ -14,9 +17,11 @@ struct ArgumentScanner {
   private var index = 0
   private var optionsEnded = false
 
-  init(_ arguments: [String]) { self.arguments = arguments }
+  /// Creates a scanner over the arguments after the command name.
+  public init(_ arguments: [String]) { self.arguments = arguments }
 
-  mutating func next() -> Token? {
+  /// The next argument, or `nil` at the end.
+  public mutating func next() -> Token? {
     guard index < arguments.count else { return nil }
     let arg = arguments[index]
     index += 1
@@ -32,7 +37,9 @@ struct ArgumentScanner {
   }
 
   /// The option's value: inline (`--a=b`) or the next argument.
-  mutating func value(for name: String, inline: String?) throws(CaptureError) -> String {
+  ///
+  /// - Throws: `CaptureError.usage` when the arguments end first.
+  public mutating func value(for name: String, inline: String?) throws(CaptureError) -> String {
     if let inline { return inline }
     guard index < arguments.count else {
       throw CaptureError(.usage, "\(name) needs a value; see orientcam --help")
@@ -41,7 +48,8 @@ struct ArgumentScanner {
     return arguments[index - 1]
   }
 
-  static func reject(_ token: Token, command: String) -> CaptureError {
+  /// The usage error for an argument `command` does not take.
+  public static func reject(_ token: Token, command: String) -> CaptureError {
     switch token {
     case .option(let name, _):
       return CaptureError(.usage, "unknown option \(name) for orientcam \(command); see --help")
@@ -100,6 +108,8 @@ public struct CaptureOptions: Equatable, Sendable {
   public var json = false
   /// `-v`/`--verbose`.
   public var verbose = false
+  /// Whether `--orientation` or `--orientation-from` was given (they exclude each other).
+  var orientationGiven = false
 
   /// Defaults.
   public init() {
@@ -112,77 +122,96 @@ public struct CaptureOptions: Equatable, Sendable {
   public init(arguments: [String]) throws(CaptureError) {
     self.init()
     var scanner = ArgumentScanner(arguments)
-    var orientationGiven = false
     while let token = scanner.next() {
-      guard case .option(let name, let inline) = token else {
-        throw ArgumentScanner.reject(token, command: "capture")
-      }
-      func value() throws(CaptureError) -> String {
-        try scanner.value(for: name, inline: inline)
-      }
-      func flag() throws(CaptureError) {
-        if inline != nil { throw CaptureError(.usage, "\(name) takes no value") }
-      }
-      switch name {
-      case "--source", "-s": source = try SourceSpec(parsing: try value())
-      case "--resolution", "-r": resolution = try Self.size(name, try value())
-      case "--min-resolution": minimumResolution = try Self.size(name, try value())
-      case "--format", "-f":
-        formats = try Self.formats(try value())
-        formatGiven = true
-      case "--skip": skip = try Self.integer(name, try value(), in: 0...1000)
-      case "--count", "-n": count = try Self.integer(name, try value(), in: 1...100_000)
-      case "--orientation":
-        let text = try value()
-        if orientationGiven { throw Self.orientationConflict }
-        orientationGiven = true
-        if text == "auto" {
-          orientation = .auto
-        } else {
-          orientation = .fixed(try Self.orientation(name, text))
-        }
-      case "--orientation-from":
-        if orientationGiven { throw Self.orientationConflict }
-        orientationGiven = true
-        orientation = .watchLines(try value())
-      case "--orientation-fallback": fallback = try Self.orientation(name, try value())
-      case "--sensor-rotation":
-        let degrees = try Self.integer(name, try value(), in: -270...360)
-        guard degrees % 90 == 0 else {
-          throw CaptureError(.usage, "--sensor-rotation takes 0, 90, 180 or 270, not \(degrees)")
-        }
-        sensorRotation = ((degrees % 360) + 360) % 360
-      case "--mirror":
-        try flag()
-        mirror = true
-      case "--rotate":
-        let text = try value()
-        guard let mode = RotateMode(rawValue: text) else {
-          throw CaptureError(.usage, "--rotate takes pixels, exif, both or none, not \"\(text)\"")
-        }
-        rotate = mode
-      case "--lossless":
-        let text = try value()
-        guard let policy = LosslessPolicy(rawValue: text) else {
-          throw CaptureError(
-            .usage, "--lossless takes strict, trim or reencode, not \"\(text)\"")
-        }
-        lossless = policy
-      case "--quality", "-q": quality = try Self.integer(name, try value(), in: 1...100)
-      case "--output", "-o": output = try OutputTemplate(try value())
-      case "--force":
-        try flag()
-        force = true
-      case "--json":
-        try flag()
-        json = true
-      case "--verbose", "-v":
-        try flag()
-        verbose = true
-      default:
+      guard case .option(let name, let inline) = token,
+        try apply(name, inline: inline, scanner: &scanner)
+      else {
         throw ArgumentScanner.reject(token, command: "capture")
       }
     }
+    try validate()
+  }
+
+  /// Applies one capture option (source, orientation, rotation and output options), taking
+  /// its value from `scanner`; returns `false` for an option that is not a capture option, so
+  /// that other commands (`session`) can share these options and add their own.
+  ///
+  /// - Throws: `CaptureError.usage` for a missing or bad value.
+  public mutating func apply(_ name: String, inline: String?, scanner: inout ArgumentScanner)
+    throws(CaptureError) -> Bool
+  {
+    func value() throws(CaptureError) -> String {
+      try scanner.value(for: name, inline: inline)
+    }
+    func flag() throws(CaptureError) {
+      if inline != nil { throw CaptureError(.usage, "\(name) takes no value") }
+    }
+    switch name {
+    case "--source", "-s": source = try SourceSpec(parsing: try value())
+    case "--resolution", "-r": resolution = try Self.size(name, try value())
+    case "--min-resolution": minimumResolution = try Self.size(name, try value())
+    case "--format", "-f":
+      formats = try Self.formats(try value())
+      formatGiven = true
+    case "--skip": skip = try Self.integer(name, try value(), in: 0...1000)
+    case "--count", "-n": count = try Self.integer(name, try value(), in: 1...100_000)
+    case "--orientation":
+      let text = try value()
+      if orientationGiven { throw Self.orientationConflict }
+      orientationGiven = true
+      if text == "auto" {
+        orientation = .auto
+      } else {
+        orientation = .fixed(try Self.orientation(name, text))
+      }
+    case "--orientation-from":
+      if orientationGiven { throw Self.orientationConflict }
+      orientationGiven = true
+      orientation = .watchLines(try value())
+    case "--orientation-fallback": fallback = try Self.orientation(name, try value())
+    case "--sensor-rotation":
+      let degrees = try Self.integer(name, try value(), in: -270...360)
+      guard degrees % 90 == 0 else {
+        throw CaptureError(.usage, "--sensor-rotation takes 0, 90, 180 or 270, not \(degrees)")
+      }
+      sensorRotation = ((degrees % 360) + 360) % 360
+    case "--mirror":
+      try flag()
+      mirror = true
+    case "--rotate":
+      let text = try value()
+      guard let mode = RotateMode(rawValue: text) else {
+        throw CaptureError(.usage, "--rotate takes pixels, exif, both or none, not \"\(text)\"")
+      }
+      rotate = mode
+    case "--lossless":
+      let text = try value()
+      guard let policy = LosslessPolicy(rawValue: text) else {
+        throw CaptureError(
+          .usage, "--lossless takes strict, trim or reencode, not \"\(text)\"")
+      }
+      lossless = policy
+    case "--quality", "-q": quality = try Self.integer(name, try value(), in: 1...100)
+    case "--output", "-o": output = try OutputTemplate(try value())
+    case "--force":
+      try flag()
+      force = true
+    case "--json":
+      try flag()
+      json = true
+    case "--verbose", "-v":
+      try flag()
+      verbose = true
+    default:
+      return false
+    }
+    return true
+  }
+
+  /// Checks the combinations `apply` cannot see one option at a time.
+  ///
+  /// - Throws: `CaptureError.usage` naming the conflicting options.
+  public func validate() throws(CaptureError) {
     if fallback != nil, case .fixed = orientation {
       throw CaptureError(
         .usage, "--orientation-fallback only applies to --orientation auto or --orientation-from")
@@ -317,6 +346,9 @@ public enum Usage {
 
     commands:
       capture    take photos (orientcam capture --help)
+      session    keep the camera open: a photo per trigger (Enter, SIGUSR1, volume keys,
+                 the preview's shutter button), live preview with overlay controls
+      layout     lay out (and render) the overlay for an orientation and preview size
       list       show the cameras: device, driver, card, formats, largest size, front/back
       inspect    show a JPEG's size, EXIF Orientation and, for test-pattern photos, which way
                  the pattern is turned

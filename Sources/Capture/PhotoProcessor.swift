@@ -76,8 +76,13 @@ public final class PhotoProcessor {
     do {
       switch frame.content {
       case .raw(let raw):
-        let rgb = raw.rgb().transformed(transform)
-        jpeg = try encoder.encode(rgb, quality: quality)
+        if let planes = raw.yuvPlanes() {
+          // YUYV and NV12 go to the encoder as YCbCr planes, turned as planes: no RGB round
+          // trip, and the camera's chroma resolution is kept.
+          jpeg = try encoder.encode(planes.transformed(transform), quality: quality)
+        } else {
+          jpeg = try encoder.encode(raw.rgb().transformed(transform), quality: quality)
+        }
         method = transform == .identity ? .unchanged : .pixels
       case .jpeg(let source):
         (jpeg, method) = try turnJPEG(source, transform, label: frame.label, notes: &notes)

@@ -118,7 +118,7 @@ public struct RawFrame: Sendable {
   /// Bytes from one row of the first plane to the next (`v4l2_pix_format.bytesperline`).
   public let bytesPerLine: Int
   /// The frame bytes (at least `format.frameSize`).
-  public let bytes: [UInt8]
+  public private(set) var bytes: [UInt8]
 
   /// Checks that the bytes can hold such a frame.
   ///
@@ -277,8 +277,250 @@ public struct RawFrame: Sendable {
   }
 }
 
+extension RawFrame {
+  /// Paints the rectangle [x0, x1) x [y0, y1) (clipped) in `colour`, in place.
+  ///
+  /// Luma is set per pixel; chroma, which YUYV shares between two pixels and NV12 between
+  /// four, takes the new colour for every pair or block the rectangle touches (exact for
+  /// neutral colours, which is what the test pattern's frame counter uses).
+  public mutating func fill(x0: Int, y0: Int, x1: Int, y1: Int, with colour: RGB) {
+    let left = max(0, x0)
+    let right = min(width, x1)
+    let top = max(0, y0)
+    let bottom = min(height, y1)
+    guard left < right, top < bottom else { return }
+    let yuv = YUV.fromRGB(Int(colour.r), Int(colour.g), Int(colour.b))
+    let (stride, h, format) = (bytesPerLine, height, self.format)
+    bytes.withUnsafeMutableBufferPointer { buffer in
+      guard let d = buffer.baseAddress else { return }
+      switch format {
+      case .yuyv:
+        for y in top..<bottom {
+          let row = d + y * stride
+          for x in left..<right {
+            row[x * 2] = yuv.y
+            row[(x & ~1) * 2 + 1] = yuv.u
+            row[(x & ~1) * 2 + 3] = yuv.v
+          }
+        }
+      case .nv12:
+        let chroma = d + stride * h
+        for y in top..<bottom {
+          for x in left..<right {
+            d[y * stride + x] = yuv.y
+            let uv = chroma + (y / 2) * stride + (x & ~1)
+            uv[0] = yuv.u
+            uv[1] = yuv.v
+          }
+        }
+      case .rgb24, .bgr24:
+        let (first, last) = format == .bgr24 ? (colour.b, colour.r) : (colour.r, colour.b)
+        for y in top..<bottom {
+          var p = d + y * stride + left * 3
+          for _ in left..<right {
+            p[0] = first
+            p[1] = colour.g
+            p[2] = last
+            p += 3
+          }
+        }
+      case .mjpeg, .jpeg:
+        break
+      }
+    }
+  }
+
+  /// The frame as full-range YCbCr planes (JPEG's colour space) at its own chroma resolution,
+  /// for encoding without a round trip through RGB; `nil` for RGB formats.
+  ///
+  /// Both become 4:2:0 planes (YUYV's chroma rows averaged in pairs); the camera's limited
+  /// range (BT.601, luma 16-235, chroma 16-240) is stretched to JPEG's full range on the way.
+  public func yuvPlanes() -> YUVPlanes? {
+    let (w, h, stride) = (width, height, bytesPerLine)
+    switch format {
+    case .yuyv:
+      // 4:2:2 to 4:2:0 (each chroma sample the mean of two rows): what cameras' own JPEGs
+      // use, and half the chroma to encode.
+      let ch = (h + 1) / 2
+      var planes = YUVPlanes(width: w, height: h, chromaWidth: w / 2, chromaHeight: ch)
+      bytes.withUnsafeBufferPointer { src in
+        guard let s = src.baseAddress else { return }
+        planes.withPlanes { yp, up, vp in
+          YUV.luma.withUnsafeBufferPointer { luma in
+            YUV.chroma.withUnsafeBufferPointer { chroma in
+              for cy in 0..<ch {
+                let top = s + (2 * cy) * stride
+                let hasSecond = 2 * cy + 1 < h
+                let bottom = hasSecond ? top + stride : top
+                var a = top
+                var b = bottom
+                var ly0 = yp + (2 * cy) * w
+                var ly1 = ly0 + w
+                var cu = up + cy * (w / 2)
+                var cv = vp + cy * (w / 2)
+                for _ in 0..<(w / 2) {
+                  ly0[0] = luma[Int(a[0])]
+                  ly0[1] = luma[Int(a[2])]
+                  if hasSecond {
+                    ly1[0] = luma[Int(b[0])]
+                    ly1[1] = luma[Int(b[2])]
+                  }
+                  cu[0] = chroma[(Int(a[1]) + Int(b[1]) + 1) >> 1]
+                  cv[0] = chroma[(Int(a[3]) + Int(b[3]) + 1) >> 1]
+                  a += 4
+                  b += 4
+                  ly0 += 2
+                  ly1 += 2
+                  cu += 1
+                  cv += 1
+                }
+              }
+            }
+          }
+        }
+      }
+      return planes
+    case .nv12:
+      var planes = YUVPlanes(
+        width: w, height: h, chromaWidth: w / 2, chromaHeight: h / 2)
+      bytes.withUnsafeBufferPointer { src in
+        guard let s = src.baseAddress else { return }
+        planes.withPlanes { yp, up, vp in
+          YUV.luma.withUnsafeBufferPointer { luma in
+            YUV.chroma.withUnsafeBufferPointer { chroma in
+              for y in 0..<h {
+                let row = s + y * stride
+                let out = yp + y * w
+                for x in 0..<w { out[x] = luma[Int(row[x])] }
+              }
+              let uv = s + stride * h
+              for y in 0..<(h / 2) {
+                let row = uv + y * stride
+                for x in 0..<(w / 2) {
+                  up[y * (w / 2) + x] = chroma[Int(row[2 * x])]
+                  vp[y * (w / 2) + x] = chroma[Int(row[2 * x + 1])]
+                }
+              }
+            }
+          }
+        }
+      }
+      return planes
+    case .rgb24, .bgr24, .mjpeg, .jpeg:
+      return nil
+    }
+  }
+}
+
+/// A picture as three planes of full-range YCbCr (JPEG's colour space): full-size luma and
+/// chroma planes that may be subsampled horizontally and/or vertically by 2.
+public struct YUVPlanes: Sendable {
+  /// Width in pixels.
+  public let width: Int
+  /// Height in pixels.
+  public let height: Int
+  /// Width of the Cb and Cr planes (`width` or `width / 2`).
+  public let chromaWidth: Int
+  /// Height of the Cb and Cr planes (`height` or `height / 2`).
+  public let chromaHeight: Int
+  /// Luma, `width * height` bytes, no padding.
+  public var y: [UInt8]
+  /// Cb, `chromaWidth * chromaHeight` bytes.
+  public var u: [UInt8]
+  /// Cr, `chromaWidth * chromaHeight` bytes.
+  public var v: [UInt8]
+
+  /// Zero-filled planes of these sizes.
+  public init(width: Int, height: Int, chromaWidth: Int, chromaHeight: Int) {
+    self.width = width
+    self.height = height
+    self.chromaWidth = chromaWidth
+    self.chromaHeight = chromaHeight
+    y = [UInt8](repeating: 0, count: width * height)
+    u = [UInt8](repeating: 128, count: chromaWidth * chromaHeight)
+    v = [UInt8](repeating: 128, count: chromaWidth * chromaHeight)
+  }
+
+  mutating func withPlanes(
+    _ body: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>)
+      -> Void
+  ) {
+    y.withUnsafeMutableBufferPointer { yb in
+      u.withUnsafeMutableBufferPointer { ub in
+        v.withUnsafeMutableBufferPointer { vb in
+          guard let yp = yb.baseAddress, let up = ub.baseAddress, let vp = vb.baseAddress
+          else { return }
+          body(yp, up, vp)
+        }
+      }
+    }
+  }
+
+  /// The planes turned and/or mirrored, moving whole samples; a quarter turn trades the
+  /// horizontal and vertical chroma subsampling (4:2:2 becomes 4:4:0).
+  public func transformed(_ transform: ImageTransform) -> YUVPlanes {
+    guard transform != .identity else { return self }
+    let size = transform.outputSize(width: width, height: height)
+    let chroma = transform.outputSize(width: chromaWidth, height: chromaHeight)
+    // (4:2:0 stays 4:2:0 under any turn; other layouts trade their subsampling.)
+    var out = YUVPlanes(
+      width: size.width, height: size.height, chromaWidth: chroma.width,
+      chromaHeight: chroma.height)
+    out.y = YUVPlanes.turn(y, width: width, height: height, transform)
+    out.u = YUVPlanes.turn(u, width: chromaWidth, height: chromaHeight, transform)
+    out.v = YUVPlanes.turn(v, width: chromaWidth, height: chromaHeight, transform)
+    return out
+  }
+
+  /// One plane turned: the destination index is linear in the source coordinates, so the
+  /// loop only adds steps (as `RGBImage.transformed` does).
+  static func turn(_ plane: [UInt8], width w: Int, height h: Int, _ transform: ImageTransform)
+    -> [UInt8]
+  {
+    let ow = transform.outputSize(width: w, height: h).width
+    func index(_ x: Int, _ y: Int) -> Int {
+      let p = transform.map(x: x, y: y, width: w, height: h)
+      return p.y * ow + p.x
+    }
+    let origin = index(0, 0)
+    let stepX = w > 1 ? index(1, 0) - origin : 0
+    let stepY = h > 1 ? index(0, 1) - origin : 0
+    var out = [UInt8](repeating: 0, count: plane.count)
+    plane.withUnsafeBufferPointer { src in
+      out.withUnsafeMutableBufferPointer { dst in
+        guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+        // In 32x32 tiles, so that a quarter turn's scattered writes stay within a few
+        // cache lines per tile row instead of touching a new line for every pixel.
+        let tile = 32
+        for ty in stride(from: 0, to: h, by: tile) {
+          for tx in stride(from: 0, to: w, by: tile) {
+            let xEnd = min(tx + tile, w)
+            for y in ty..<min(ty + tile, h) {
+              var from = s + y * w + tx
+              var to = d + origin + y * stepY + tx * stepX
+              for _ in tx..<xEnd {
+                to.pointee = from.pointee
+                from += 1
+                to += stepX
+              }
+            }
+          }
+        }
+      }
+    }
+    return out
+  }
+}
+
 /// BT.601 limited-range ("studio swing") YUV <-> RGB in integer arithmetic.
 enum YUV {
+  /// Limited-range luma (16-235) to full range (0-255).
+  static let luma: [UInt8] = (0..<256).map { clamp(((($0 - 16) * 255 * 2 / 219) + 1) / 2) }
+  /// Limited-range chroma (16-240 around 128) to full range (0-255 around 128).
+  static let chroma: [UInt8] = (0..<256).map {
+    clamp(128 + (((($0 - 128) * 255 * 2 / 224) + ($0 >= 128 ? 1 : -1)) / 2))
+  }
+
   @inline(__always)
   static func clamp(_ v: Int) -> UInt8 { UInt8(v < 0 ? 0 : (v > 255 ? 255 : v)) }
 

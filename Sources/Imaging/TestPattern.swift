@@ -34,6 +34,40 @@ public enum TestPattern {
 
   /// Draws the pattern upright at `width`x`height` showing `frameNumber`.
   public static func render(width: Int, height: Int, frameNumber: Int = 0) -> RGBImage {
+    var image = renderWithoutNumber(width: width, height: height)
+    for cell in numberCells(frameNumber, width: width, height: height) {
+      image.fill(x0: cell.x0, y0: cell.y0, x1: cell.x1, y1: cell.y1, with: Palette.black)
+    }
+    return image
+  }
+
+  /// The black cells of the frame number's digits, upright: what `render` adds to
+  /// `renderWithoutNumber` (on plain background), so a source can draw a new number into a
+  /// frame it keeps.
+  public static func numberCells(_ number: Int, width: Int, height: Int) -> [(
+    x0: Int, y0: Int, x1: Int, y1: Int
+  )] {
+    let c = unit(width: width, height: height)
+    let text = Array(String(max(0, number)).utf8).map { Int($0) - 48 }
+    let cell = max(1, (c * 3 / 4) / 5)
+    let advance = cell * 4
+    let top = height - c * 2
+    var x = width / 2 - (text.count * advance - cell) / 2
+    var cells: [(x0: Int, y0: Int, x1: Int, y1: Int)] = []
+    for digit in text {
+      for (row, bits) in digits[digit].enumerated() {
+        for col in 0..<3 where bits & (4 >> UInt8(col)) != 0 {
+          cells.append(
+            (x + col * cell, top + row * cell, x + (col + 1) * cell, top + (row + 1) * cell))
+        }
+      }
+      x += advance
+    }
+    return cells
+  }
+
+  /// The pattern without its frame number.
+  public static func renderWithoutNumber(width: Int, height: Int) -> RGBImage {
     var image = RGBImage(width: width, height: height, fill: Palette.grey)
     let c = unit(width: width, height: height)
 
@@ -51,9 +85,7 @@ public enum TestPattern {
       image.fill(x0: x0, y0: barTop, x1: x0 + barWidth, y1: barBottom, with: colour)
     }
 
-    // Frame number, centred between the bars and the bottom corners.
-    drawNumber(
-      frameNumber, into: &image, centreX: width / 2, top: height - c * 2, height: c * 3 / 4)
+    // The frame number goes between the bars and the bottom corners (`numberCells`).
 
     // Corners last so nothing overdraws them.
     image.fill(x0: 0, y0: 0, x1: c, y1: c, with: Palette.red)
@@ -82,25 +114,6 @@ public enum TestPattern {
     [7, 5, 5, 5, 7], [2, 6, 2, 2, 7], [7, 1, 7, 4, 7], [7, 1, 7, 1, 7], [5, 5, 7, 1, 1],
     [7, 4, 7, 1, 7], [7, 4, 7, 5, 7], [7, 1, 1, 1, 1], [7, 5, 7, 5, 7], [7, 5, 7, 1, 7],
   ]
-
-  static func drawNumber(
-    _ number: Int, into image: inout RGBImage, centreX: Int, top: Int, height: Int
-  ) {
-    let text = Array(String(max(0, number)).utf8).map { Int($0) - 48 }
-    let cell = max(1, height / 5)
-    let advance = cell * 4
-    var x = centreX - (text.count * advance - cell) / 2
-    for digit in text {
-      for (row, bits) in digits[digit].enumerated() {
-        for col in 0..<3 where bits & (4 >> UInt8(col)) != 0 {
-          image.fill(
-            x0: x + col * cell, y0: top + row * cell, x1: x + (col + 1) * cell,
-            y1: top + (row + 1) * cell, with: Palette.black)
-        }
-      }
-      x += advance
-    }
-  }
 }
 
 /// Finds out how a picture relates to the upright `TestPattern`, by sampling its corners, the

@@ -130,6 +130,48 @@ public final class JPEGEncoder {
     guard rc == 0, let out else { throw handle.error("encode") }
     return Array(UnsafeBufferPointer(start: out, count: Int(size)))
   }
+
+  /// Encodes full-range YCbCr planes as they are (`tjCompressFromYUVPlanes`): no conversion
+  /// to RGB and back; the JPEG's subsampling is the planes' (4:2:0 from YUYV and NV12
+  /// frames).
+  ///
+  /// - Throws: `JPEGError` for a plane layout JPEG has no subsampling for, or from TurboJPEG.
+  public func encode(_ planes: YUVPlanes, quality: Int) throws(JPEGError) -> [UInt8] {
+    let subsampling: ChromaSubsampling
+    func factor(_ full: Int, _ chroma: Int) -> Int {
+      chroma == full ? 1 : (chroma == (full + 1) / 2 ? 2 : 0)
+    }
+    switch (factor(planes.width, planes.chromaWidth), factor(planes.height, planes.chromaHeight)) {
+    case (1, 1): subsampling = .s444
+    case (2, 1): subsampling = .s422
+    case (2, 2): subsampling = .s420
+    case (1, 2): subsampling = .s440
+    default:
+      throw JPEGError(
+        operation: "encode",
+        message: "no JPEG subsampling for \(planes.width)x\(planes.height) with "
+          + "\(planes.chromaWidth)x\(planes.chromaHeight) chroma")
+    }
+    var out: UnsafeMutablePointer<UInt8>? = nil
+    var size: UInt = 0
+    defer { if let out { tjFree(out) } }
+    var strides: [Int32] = [
+      Int32(planes.width), Int32(planes.chromaWidth), Int32(planes.chromaWidth),
+    ]
+    let rc = planes.y.withUnsafeBufferPointer { y in
+      planes.u.withUnsafeBufferPointer { u in
+        planes.v.withUnsafeBufferPointer { v in
+          var sources: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
+          return tjCompressFromYUVPlanes(
+            handle.raw, &sources, Int32(planes.width), &strides, Int32(planes.height),
+            subsampling.rawValue, &out, &size, Int32(min(100, max(1, quality))),
+            TJFLAG_ACCURATEDCT)
+        }
+      }
+    }
+    guard rc == 0, let out else { throw handle.error("encode") }
+    return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+  }
 }
 
 /// Reads JPEG headers and decodes JPEGs to RGB (`tjDecompressHeader3`, `tjDecompress2`).

@@ -121,6 +121,31 @@ extension JSONValue {
     self = try parser.parseDocument()
   }
 
+  /// Parses one JSON document and remembers where each value and member name starts, so that
+  /// a document that is valid JSON but wrong for its purpose (an overlay control with an
+  /// unknown anchor) can be reported at the offending line and column.
+  ///
+  /// - Throws: `JSONError` with the line and column of the first syntax problem.
+  public static func parseWithLocations(_ text: String, limits: Limits = Limits())
+    throws(JSONError) -> (value: JSONValue, locations: JSONLocations)
+  {
+    var bytes = Array(text.utf8)
+    if bytes.count > limits.maxBytes {
+      throw JSONError(
+        line: 1, column: 1, reason: "document is \(bytes.count) bytes, limit \(limits.maxBytes)")
+    }
+    bytes.append(0)  // sentinel
+    var parser = JSONParser(bytes: bytes, maxDepth: limits.maxDepth)
+    parser.recording = true
+    let value = try parser.parseDocument()
+    var lineStarts = [0]
+    for (i, byte) in bytes.enumerated() where byte == 0x0A { lineStarts.append(i + 1) }
+    return (
+      value,
+      JSONLocations(values: parser.valueStarts, keys: parser.keyStarts, lineStarts: lineStarts)
+    )
+  }
+
   /// Encodes compactly on one line (`{"a":1,"b":[true,null]}`); integral numbers are written
   /// without a fraction, others with Swift's shortest round-tripping form.
   public func encoded() -> String {
@@ -189,6 +214,11 @@ private struct JSONParser {
   let maxDepth: Int
   var index = 0
   var depth = 0
+  /// Whether to record where values and member names start (`parseWithLocations`).
+  var recording = false
+  var path: [JSONLocations.Step] = []
+  var valueStarts: [[JSONLocations.Step]: Int] = [:]
+  var keyStarts: [[JSONLocations.Step]: Int] = [:]
 
   init(bytes: [UInt8], maxDepth: Int) {
     self.bytes = bytes
@@ -232,6 +262,7 @@ private struct JSONParser {
   }
 
   mutating func parseValue() throws(JSONError) -> JSONValue {
+    if recording { valueStarts[path] = index }
     switch bytes[index] {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
@@ -291,7 +322,12 @@ private struct JSONParser {
       }
       index += 1
       skipSpace()
+      if recording {
+        path.append(.key(key))
+        keyStarts[path] = keyStart
+      }
       members.append((key, try parseValue()))
+      if recording { path.removeLast() }
       skipSpace()
       if bytes[index] == UInt8(ascii: ",") {
         index += 1
@@ -318,7 +354,9 @@ private struct JSONParser {
     }
     while true {
       skipSpace()
+      if recording { path.append(.index(items.count)) }
       items.append(try parseValue())
+      if recording { path.removeLast() }
       skipSpace()
       if bytes[index] == UInt8(ascii: ",") {
         index += 1

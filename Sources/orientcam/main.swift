@@ -1,6 +1,7 @@
 import Capture
 import Glibc
 import Logging
+import Session
 import V4L2Kit
 
 /// orientcam's version, printed by `--version` and written to EXIF Software.
@@ -19,9 +20,46 @@ func fail(_ error: CaptureError) -> Never {
   exit(error.exitCode)
 }
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+// session and layout live in the Session module (they build on capture's options).
+if let first = arguments.first, first == "session" || first == "layout" {
+  let rest = Array(arguments.dropFirst())
+  if rest.contains("--help") || rest.contains("-h") {
+    say(first == "session" ? SessionUsage.session : SessionUsage.layout)
+    exit(0)
+  }
+  if first == "layout" {
+    do {
+      let conflicts = try LayoutCommand.run(try LayoutOptions(arguments: rest), emit: say)
+      if !conflicts.isEmpty {
+        let list = conflicts.map { "  \($0)" }.joined(separator: "\n")
+        var line = "orientcam: the overlay does not fit:\n\(list)\n"
+        line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+        exit(65)
+      }
+    } catch {
+      fail(error)
+    }
+    exit(0)
+  }
+  let options: SessionOptions
+  do { options = try SessionOptions(arguments: rest) } catch { fail(error) }
+  let logger = Logger(label: "orientcam", level: options.capture.verbose ? .debug : .info)
+  let environment = SessionEnvironment(
+    logger: logger, software: "orientcam \(orientcamVersion)",
+    autoOrientation: { logger in BusOrientationFeed(logger: logger) }, emit: say)
+  do {
+    _ = try CameraSession.run(options, environment: environment)
+  } catch {
+    fail(error)
+  }
+  exit(0)
+}
+
 let command: OrientcamCommand
 do {
-  command = try OrientcamCommand(arguments: Array(CommandLine.arguments.dropFirst()))
+  command = try OrientcamCommand(arguments: arguments)
 } catch {
   fail(error)
 }
@@ -34,6 +72,8 @@ case .help(let topic):
   case "capture": say(Usage.capture)
   case "list": say(Usage.list)
   case "inspect": say(Usage.inspect)
+  case "session": say(SessionUsage.session)
+  case "layout": say(SessionUsage.layout)
   default: say(Usage.main)
   }
 case .list(let json):
@@ -62,6 +102,7 @@ case .capture(let options):
   let logger = Logger(label: "orientcam", level: options.verbose ? .debug : .info)
   let environment = CaptureEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
+    autoOrientation: { logger in BusOrientationProvider(logger: logger) },
     photoTaken: { report in say(options.json ? report.json.encoded() : report.path) })
   do {
     _ = try CaptureCommand.run(options, environment: environment)

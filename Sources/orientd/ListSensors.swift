@@ -8,18 +8,9 @@ import SystemKit
 /// `orientd --list-sensors [--json] [--config FILE] [-v]`: every IIO accelerometer found, what
 /// orientd makes of it, and which one it would use; for users writing hwdb quirks.
 enum ListSensorsCommand {
-  static let usage = "usage: orientd --list-sensors [--json] [--config FILE] [-v]"
-
   /// Runs the command and returns the exit code: 0 when at least one accelerometer exists,
   /// 69 when there is none.
-  static func main(_ arguments: [String]) -> Int32 {
-    let options: SensorCommandOptions
-    do {
-      options = try SensorCommandOptions(
-        arguments, allowed: ["--list-sensors", "--json", "--config", "-v", "--verbose"])
-    } catch {
-      SensorCommandSupport.fail(64, "\(error.message)\n\(usage)")
-    }
+  static func main(_ options: SensorCommandOptions) -> Int32 {
     let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
     var logger = SensorCommandSupport.logger(verbose: options.verbose)
     if !options.verbose { logger.level = .error }

@@ -2,8 +2,10 @@ import Orientation
 
 /// orientd's command line, parsed without side effects so tests can check it.
 ///
-/// Each mode is a case of `Command`; a new mode adds a case, a branch in `init(arguments:)` and
-/// a paragraph in `usage`. Unknown options are rejected, never ignored.
+/// Each mode is a case of `Command`: the daemon (no mode option), `--watch`, `--get`,
+/// `--list-sensors`, and the `replay` and `record` commands. A new mode adds a case, a branch
+/// in `init(arguments:)` and a paragraph in `usage`. Unknown options, and options that do not
+/// apply to the mode, are rejected, never ignored.
 struct Options: Equatable {
   /// What to do.
   enum Command: Equatable {
@@ -11,6 +13,16 @@ struct Options: Equatable {
     case help
     /// Print the version and exit 0.
     case version
+    /// Run the daemon (no mode option).
+    case daemon(DaemonCommandOptions)
+    /// `--watch`: claim and print every change.
+    case watch(ClientCommandOptions)
+    /// `--get`: print the state once.
+    case get(ClientCommandOptions)
+    /// `--list-sensors`.
+    case listSensors(SensorCommandOptions)
+    /// `record`.
+    case record(SensorCommandOptions)
     /// Run the detector over a recorded trace (`orientd replay`).
     case replay(ReplayOptions)
   }
@@ -20,8 +32,38 @@ struct Options: Equatable {
 
   /// The usage text printed by `--help`.
   static let usage = """
-    usage: orientd [--help] [--version]
+    usage: orientd [-v] [--config FILE] [--session] [--no-compat]
+           orientd --watch [--json] [--session] [-v]
+           orientd --get [--json] [--session] [-v]
+           orientd --list-sensors [--json] [--config FILE] [-v]
+           orientd record [--duration S] [--config FILE] [-v]
            orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
+           orientd --help | --version
+
+    orientd (no mode) runs the daemon: it serves org.orientd.Orientation1 and, unless
+    --no-compat is given or the name is taken (iio-sensor-proxy running), net.hadess.SensorProxy
+    on the system bus (DBUS_SYSTEM_BUS_ADDRESS, or --session for development), and reads the
+    display accelerometer only while a client holds a claim. SIGHUP re-reads the configuration;
+    SIGTERM/SIGINT stop it cleanly.
+      -v, --verbose     debug messages on stderr
+      --config FILE     configuration ([detector], [sampling], [device "NAME"] sections);
+                        default /etc/orientd.conf if it exists
+      --session         use the session bus instead of the system bus
+      --no-compat       do not serve net.hadess.SensorProxy
+
+    orientd --watch claims the accelerometer (waiting for orientd or iio-sensor-proxy to appear
+    if needed), prints the current orientation and every change with its time, and releases
+    the claim on SIGINT, SIGTERM or a closed output. With --json, one object per line:
+      {"time":1718000000.123,"orientation":"left-up","rotation":90,"tilt":"vertical",
+       "has_accelerometer":true}
+    (time in Unix seconds; rotation null while undefined), which orientcam reads with
+    --orientation-from -.
+
+    orientd --get prints the state once (after a claim, so it is fresh) and releases it.
+
+    orientd --list-sensors shows every IIO accelerometer, what orientd makes of it and which
+    one it uses; orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
+    or --duration S, the input of orientd replay.
 
     orientd replay runs the orientation detector over a recorded accelerometer trace and prints
     one line per committed change, "t,orientation" (t is the time of the sample at which the
@@ -43,7 +85,9 @@ struct Options: Equatable {
     detector parameters (KEY, default, unit):
     \(Options.parameterTable)
     exit status: 0 success; 64 usage error (unknown option, bad --set); 65 malformed trace or
-    config file (the message names FILE:LINE); 66 a file cannot be opened or read.
+    config file (the message names FILE:LINE); 66 a file cannot be opened or read; 69 no bus,
+    bus name taken or refused, no orientation service (--watch/--get), no accelerometer
+    (--get, --list-sensors).
     """
 
   /// The parameter lines of `usage`.
@@ -58,27 +102,140 @@ struct Options: Equatable {
 
   /// Parses the arguments (without the program name).
   ///
-  /// - Throws: `UsageError` for an unknown option, a missing value or a stray argument.
+  /// - Throws: `UsageError` for an unknown option, an option that does not apply to the mode,
+  ///   a missing value or a stray argument.
   init(arguments: [String]) throws(UsageError) {
     var cursor = ArgumentCursor(arguments)
-    guard let first = cursor.next() else {
-      throw UsageError("no command given")
-    }
-    switch first {
-    case "--help", "-h":
-      command = .help
-    case "--version":
-      command = .version
-    case "replay":
-      command = try Options.parseReplay(&cursor)
+    if let first = arguments.first, !first.hasPrefix("-") {
+      _ = cursor.next()
+      switch first {
+      case "replay":
+        command = try Options.parseReplay(&cursor)
+      case "record":
+        command = try Options.parseRecord(&cursor)
+      default:
+        throw UsageError("unknown command '\(first)'")
+      }
       return
-    default:
-      throw UsageError(
-        first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown command '\(first)'")
     }
-    if let extra = cursor.next() {
-      throw UsageError("unexpected argument '\(extra)' after \(first)")
+    command = try Options.parseModes(&cursor)
+  }
+
+  /// The option-selected modes: daemon, `--watch`, `--get`, `--list-sensors`.
+  private static func parseModes(_ cursor: inout ArgumentCursor) throws(UsageError) -> Command {
+    enum Mode: String {
+      case watch = "--watch"
+      case get = "--get"
+      case listSensors = "--list-sensors"
     }
+    var mode: Mode?
+    var given: [String] = []
+    var help = false
+    var version = false
+    var json = false
+    var verbose = false
+    var session = false
+    var compat = true
+    var configPath: String?
+    while let argument = cursor.next() {
+      let (name, inline) = ArgumentCursor.split(argument)
+      switch name {
+      case "--help", "-h":
+        help = true
+      case "--version":
+        try ArgumentCursor.noValue(name, inline)
+        version = true
+      case "--watch", "--get", "--list-sensors":
+        try ArgumentCursor.noValue(name, inline)
+        let new = Mode(rawValue: name)
+        if let mode, mode != new {
+          throw UsageError("\(mode.rawValue) and \(name) cannot be combined")
+        }
+        mode = new
+      case "--json":
+        try ArgumentCursor.noValue(name, inline)
+        json = true
+        given.append(name)
+      case "-v", "--verbose":
+        try ArgumentCursor.noValue(name, inline)
+        verbose = true
+      case "--session":
+        try ArgumentCursor.noValue(name, inline)
+        session = true
+        given.append(name)
+      case "--no-compat":
+        try ArgumentCursor.noValue(name, inline)
+        compat = false
+        given.append(name)
+      case "--config":
+        configPath = try cursor.value(for: name, inline: inline)
+        given.append(name)
+      default:
+        throw UsageError(
+          argument.hasPrefix("-")
+            ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'")
+      }
+    }
+    if help { return .help }
+    if version {
+      if let extra = given.first ?? mode?.rawValue {
+        throw UsageError("unexpected argument '\(extra)' with --version")
+      }
+      return .version
+    }
+    let allowed: Set<String>
+    switch mode {
+    case nil: allowed = ["--config", "--session", "--no-compat"]
+    case .watch, .get: allowed = ["--json", "--session"]
+    case .listSensors: allowed = ["--json", "--config"]
+    }
+    if let wrong = given.first(where: { !allowed.contains($0) }) {
+      let what = mode.map { "with \($0.rawValue)" } ?? "for the daemon"
+      throw UsageError("\(wrong) does not apply \(what)")
+    }
+    switch mode {
+    case nil:
+      return .daemon(
+        DaemonCommandOptions(
+          verbose: verbose, configPath: configPath, session: session, compatibility: compat))
+    case .watch:
+      return .watch(ClientCommandOptions(json: json, session: session, verbose: verbose))
+    case .get:
+      return .get(ClientCommandOptions(json: json, session: session, verbose: verbose))
+    case .listSensors:
+      var options = SensorCommandOptions()
+      options.json = json
+      options.configPath = configPath
+      options.verbose = verbose
+      return .listSensors(options)
+    }
+  }
+
+  private static func parseRecord(_ cursor: inout ArgumentCursor) throws(UsageError) -> Command {
+    var options = SensorCommandOptions()
+    while let argument = cursor.next() {
+      let (name, inline) = ArgumentCursor.split(argument)
+      switch name {
+      case "--help", "-h":
+        return .help
+      case "-v", "--verbose":
+        try ArgumentCursor.noValue(name, inline)
+        options.verbose = true
+      case "--config":
+        options.configPath = try cursor.value(for: name, inline: inline)
+      case "--duration":
+        let text = try cursor.value(for: name, inline: inline)
+        guard let seconds = try? DecimalText.parseDouble(text), seconds > 0, seconds < 1e7 else {
+          throw UsageError("--duration '\(text)' is not a positive number of seconds")
+        }
+        options.duration = seconds
+      default:
+        throw UsageError(
+          argument.hasPrefix("-")
+            ? "unknown option '\(argument)' for record" : "unexpected argument '\(argument)'")
+      }
+    }
+    return .record(options)
   }
 
   private static func parseReplay(_ cursor: inout ArgumentCursor) throws(UsageError) -> Command {
@@ -119,6 +276,28 @@ struct Options: Equatable {
     }
     return .replay(replay)
   }
+}
+
+/// The daemon's options.
+struct DaemonCommandOptions: Equatable {
+  /// `-v`: debug messages.
+  var verbose = false
+  /// `--config FILE`.
+  var configPath: String?
+  /// `--session`: the session bus.
+  var session = false
+  /// Not `--no-compat`: also serve net.hadess.SensorProxy.
+  var compatibility = true
+}
+
+/// The options of `--watch` and `--get`.
+struct ClientCommandOptions: Equatable {
+  /// One JSON object per line.
+  var json = false
+  /// `--session`: the session bus.
+  var session = false
+  /// `-v`: debug messages.
+  var verbose = false
 }
 
 /// The options of `orientd replay`.

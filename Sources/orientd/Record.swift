@@ -11,18 +11,9 @@ import SystemKit
 /// SIGINT and SIGTERM stop sampling through the event loop, so the device's sysfs settings are
 /// restored before exit. Sensor changes are logged on stderr.
 enum RecordCommand {
-  static let usage = "usage: orientd record [--duration S] [--config FILE] [-v]"
-
   /// Runs the command; returns 0 after a clean stop, 69 if no sample was ever recorded because
   /// there was no display accelerometer.
-  static func main(_ arguments: [String]) -> Int32 {
-    let options: SensorCommandOptions
-    do {
-      options = try SensorCommandOptions(
-        arguments, allowed: ["--duration", "--config", "-v", "--verbose"])
-    } catch {
-      SensorCommandSupport.fail(64, "\(error.message)\n\(usage)")
-    }
+  static func main(_ options: SensorCommandOptions) -> Int32 {
     let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
     let logger = SensorCommandSupport.logger(verbose: options.verbose)
     // A closed pipe must end the recording cleanly (restoring sysfs), not kill the process.

@@ -1,18 +1,14 @@
 import Glibc
 import Logging
+import OrientDaemon
 import Orientation
 
 /// orientd's version, printed by `--version`.
 let orientdVersion = "0.1.0"
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-// Sensor input commands (issue 3) parse their own options: see ListSensors.swift and Record.swift.
-if arguments.first == "record" { exit(RecordCommand.main(Array(arguments.dropFirst()))) }
-if arguments.contains("--list-sensors") { exit(ListSensorsCommand.main(arguments)) }
-
 let options: Options
 do {
-  options = try Options(arguments: arguments)
+  options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
 } catch {
   printError("orientd: \(error.message)\nTry 'orientd --help'.")
   exit(64)
@@ -25,6 +21,21 @@ case .help:
 case .version:
   print("orientd \(orientdVersion)")
   exit(0)
+case .daemon(let daemon):
+  var settings = DaemonOptions()
+  settings.bus = daemon.session ? .session : .system
+  settings.compatibility = daemon.compatibility
+  settings.configPath = daemon.configPath
+  let logger = Logger(label: "orientd", level: daemon.verbose ? .debug : .info)
+  exit(DaemonRunner.run(options: settings, logger: logger))
+case .watch(let watch):
+  exit(WatchCommand.main(watch))
+case .get(let get):
+  exit(GetCommand.main(get))
+case .listSensors(let list):
+  exit(ListSensorsCommand.main(list))
+case .record(let record):
+  exit(RecordCommand.main(record))
 case .replay(let replay):
   exit(Replay.run(replay).rawValue)
 }

@@ -11,7 +11,6 @@ import Testing
       (["record", "--duration", "-3"], "not a positive number"),
       (["record", "--json"], "unknown option '--json'"),
       (["--list-sensors", "--duration", "1"], "unknown option '--duration'"),
-      (["--list-sensors", "--config", "/nonexistent/orientd.conf"], "/nonexistent/orientd.conf"),
     ])
   func usageErrorsExit64(arguments: [String], message: String) throws {
     let directory = try TemporaryDirectory("cli")
@@ -19,6 +18,17 @@ import Testing
       [try Built.executable("orientd")] + arguments, outputDirectory: directory.path)
     #expect(result.status == 64)
     #expect(result.stderr.contains(message), "\(result.stderr)")
+  }
+
+  @Test func unreadableConfigurationExits66() throws {
+    let directory = try TemporaryDirectory("cli")
+    for command in [["record"], ["--list-sensors"]] {
+      let result = try ChildProcess.run(
+        [try Built.executable("orientd")] + command + ["--config", "/nonexistent/orientd.conf"],
+        outputDirectory: directory.path)
+      #expect(result.status == 66)
+      #expect(result.stderr.contains("/nonexistent/orientd.conf"), "\(result.stderr)")
+    }
   }
 
   @Test func badConfigurationExits65WithFileAndLine() throws {

@@ -27,8 +27,43 @@ import Testing
     #expect(try Options(arguments: ["--version"]).command == .version)
   }
 
+  @Test func daemonAndClientModes() throws {
+    #expect(try Options(arguments: []).command == .daemon(DaemonCommandOptions()))
+    #expect(
+      try Options(arguments: ["-v", "--config=/x.conf", "--session", "--no-compat"]).command
+        == .daemon(
+          DaemonCommandOptions(
+            verbose: true, configPath: "/x.conf", session: true, compatibility: false)))
+    #expect(
+      try Options(arguments: ["--watch", "--json"]).command
+        == .watch(ClientCommandOptions(json: true)))
+    #expect(
+      try Options(arguments: ["--session", "--get"]).command
+        == .get(ClientCommandOptions(session: true)))
+    var list = SensorCommandOptions()
+    list.json = true
+    list.configPath = "a.conf"
+    #expect(
+      try Options(arguments: ["--list-sensors", "--json", "--config", "a.conf"]).command
+        == .listSensors(list))
+    var record = SensorCommandOptions()
+    record.duration = 2
+    record.verbose = true
+    #expect(try Options(arguments: ["record", "--duration", "2", "-v"]).command == .record(record))
+    for help in [["--watch", "--help"], ["record", "--help"], ["-h"], ["--get", "-h"]] {
+      #expect(try Options(arguments: help).command == .help)
+    }
+  }
+
   @Test(arguments: [
-    ([], "no command given"),
+    (["--watch", "--get"], "--watch and --get cannot be combined"),
+    (["--watch", "--config", "a"], "--config does not apply with --watch"),
+    (["--get", "--no-compat"], "--no-compat does not apply with --get"),
+    (["--json"], "--json does not apply for the daemon"),
+    (["--list-sensors", "--session"], "--session does not apply with --list-sensors"),
+    (["--watch", "extra"], "unexpected argument 'extra'"),
+    (["record", "--json"], "unknown option '--json' for record"),
+    (["--version", "--watch"], "unexpected argument '--watch' with --version"),
     (["--bogus"], "unknown option '--bogus'"),
     (["play"], "unknown command 'play'"),
     (["--version", "x"], "unexpected argument 'x'"),

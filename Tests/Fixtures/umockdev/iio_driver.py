@@ -9,6 +9,8 @@ The scenario is JSON: {"devices": "<umockdev-record text>", "steps": [...]}. Eve
 object with an "op"; see run_step(). The transcript goes to stdout as JSON lines:
   {"event": "line", "text": ...}      a line the program wrote to stdout
   {"event": "dump", ...}, {"event": "fds", ...}, {"event": "exit", "code": N}
+  {"event": "spawned", "pid": N, "stderr": PATH}   a program was started
+  {"event": "done", "id": N}           a step received through "serve" has run
   {"event": "fail", "reason": ...}    a step failed (the driver then exits 1)
   {"event": "stderr", "text": ...}    everything the program wrote to stderr, at the end
 
@@ -149,6 +151,7 @@ class Driver:
                 step['argv'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                 env=env)
             threading.Thread(target=self.reader, args=(self.child.stdout,), daemon=True).start()
+            emit('spawned', pid=self.child.pid, stderr=self.stderr.name)
         elif op == 'send':
             self.child.stdin.write((step['text'] + '\n').encode())
             self.child.stdin.flush()
@@ -173,6 +176,22 @@ class Driver:
             deadline = time.monotonic() + step.get('seconds', 0.5)
             while time.monotonic() < deadline:
                 self.pump(max(0.0, min(0.1, deadline - time.monotonic())))
+        elif op == 'serve':
+            # Interactive: further steps arrive as JSON lines on a FIFO (a test drives the
+            # testbed while other programs run); each is acknowledged with a "done" event
+            # carrying its "id", or "step_failed". End of input or {"op": "end"} returns.
+            with open(step['fifo'], 'r') as commands:
+                for line in commands:
+                    if not line.strip():
+                        continue
+                    sub = json.loads(line)
+                    if sub.get('op') == 'end':
+                        break
+                    try:
+                        self.run_step(sub)
+                        emit('done', id=sub.get('id'))
+                    except Exception as e:  # reported to the test, which decides
+                        emit('step_failed', id=sub.get('id'), reason='%s: %s' % (type(e).__name__, e))
         elif op == 'script':
             self.load_script(step)
         elif op == 'sleep':

@@ -1,0 +1,64 @@
+import DBusKit
+
+/// The two APIs a client can claim the accelerometer through.
+public enum ClaimAPI: String, Hashable, Sendable, CaseIterable {
+  /// `org.orientd.Orientation1.Claim`.
+  case orientd
+  /// `net.hadess.SensorProxy.ClaimAccelerometer`.
+  case sensorProxy
+}
+
+/// Who holds a claim, per API, keyed by the caller's unique bus name.
+///
+/// Claiming twice is a no-op, releasing without a claim succeeds, and a client that leaves the
+/// bus loses all its claims (`vanished`). Pure bookkeeping: the daemon decides what a change
+/// means (start or stop sampling).
+public struct ClaimSet: Equatable, Sendable {
+  private var holders: [ClaimAPI: Set<String>] = [:]
+
+  /// No claims.
+  public init() {}
+
+  /// Adds a claim.
+  ///
+  /// - Returns: whether `name` held no claim in any API before (start tracking it).
+  @discardableResult
+  public mutating func claim(_ name: String, _ api: ClaimAPI) -> Bool {
+    let new = !holds(name)
+    holders[api, default: []].insert(name)
+    return new
+  }
+
+  /// Removes a claim.
+  ///
+  /// - Returns: whether `name` now holds no claim at all (stop tracking it).
+  @discardableResult
+  public mutating func release(_ name: String, _ api: ClaimAPI) -> Bool {
+    holders[api]?.remove(name)
+    return !holds(name)
+  }
+
+  /// Removes every claim of a client that left the bus.
+  public mutating func vanished(_ name: String) {
+    for api in ClaimAPI.allCases { holders[api]?.remove(name) }
+  }
+
+  /// Whether `name` holds a claim in any API.
+  public func holds(_ name: String) -> Bool {
+    ClaimAPI.allCases.contains { holders[$0]?.contains(name) == true }
+  }
+
+  /// The claimers of one API, sorted (the destinations of its `PropertiesChanged`).
+  public func claimers(_ api: ClaimAPI) -> [String] { (holders[api] ?? []).sorted() }
+
+  /// The number of distinct clients holding a claim.
+  public var clientCount: Int {
+    ClaimAPI.allCases.reduce(into: Set<String>()) { $0.formUnion(holders[$1] ?? []) }.count
+  }
+
+  /// The number of claims, counting a client once per API.
+  public var claimCount: Int { ClaimAPI.allCases.reduce(0) { $0 + (holders[$1]?.count ?? 0) } }
+
+  /// Whether nobody holds a claim: then nothing is sampled.
+  public var isEmpty: Bool { claimCount == 0 }
+}

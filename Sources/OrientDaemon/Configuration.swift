@@ -1,0 +1,113 @@
+import Accelerometer
+import Orientation
+import SystemKit
+
+/// Everything `/etc/orientd.conf` configures: the detector (`[detector]`), how sensors are
+/// sampled (`[sampling]`) and per-device overrides (`[device "NAME"]`).
+///
+/// Unknown sections, unknown keys and bad values are errors naming the file and line; a
+/// daemon keeps its previous configuration when a reload finds one.
+public struct DaemonConfiguration: Equatable, Sendable {
+  /// `/etc/orientd.conf`, read when it exists and no `--config` is given.
+  public static let defaultPath = "/etc/orientd.conf"
+  /// The sections orientd knows.
+  public static let sectionNames = ["detector", "sampling", "device"]
+
+  /// `[detector]`.
+  public var detector = DetectorParameters()
+  /// `[sampling]` and `[device "..."]`.
+  public var accelerometer = AccelerometerConfiguration()
+  /// The file it was read from (`nil`: built-in defaults).
+  public var source: String?
+
+  /// The built-in defaults.
+  public init() {}
+
+  /// Interprets a parsed file.
+  ///
+  /// - Throws: `ConfigError` at `path:line` for an unknown section, an entry outside any
+  ///   section, an unknown key or a bad value.
+  public init(_ file: ConfigFile) throws(ConfigError) {
+    for section in file.sections where !DaemonConfiguration.sectionNames.contains(section.name) {
+      if section.name.isEmpty {
+        throw ConfigError(
+          source: file.source, line: section.entries.first?.line ?? 0,
+          reason: "'\(section.entries.first?.key ?? "")' is outside any section; put it under "
+            + "[detector], [sampling] or [device \"NAME\"]")
+      }
+      throw ConfigError(
+        source: file.source, line: section.line,
+        reason: "unknown section [\(section.name)] (known: [detector], [sampling], "
+          + "[device \"NAME\"])")
+    }
+    detector = try DetectorParameters(config: file)
+    accelerometer = try AccelerometerConfiguration(file)
+    source = file.source
+  }
+
+  /// Parses configuration text (for tests and `--config`).
+  ///
+  /// - Throws: `ConfigError` naming `source` and the line.
+  public init(parsing text: String, source: String) throws(ConfigError) {
+    try self.init(ConfigFile(parsing: text, source: source))
+  }
+
+  /// Reads the configuration: `path` if given (it must exist), otherwise
+  /// `/etc/orientd.conf` if it exists, otherwise the defaults.
+  ///
+  /// - Throws: `DaemonConfigurationError`: `unreadable` (exit 66) or `invalid` (exit 65).
+  public static func load(path: String?, defaultPath: String = defaultPath)
+    throws(DaemonConfigurationError) -> DaemonConfiguration
+  {
+    let chosen: String
+    if let path {
+      chosen = path
+    } else if Sysfs.exists(defaultPath) {
+      chosen = defaultPath
+    } else {
+      return DaemonConfiguration()
+    }
+    let bytes: [UInt8]
+    do {
+      let file = try FileDescriptor(path: chosen)
+      bytes = try file.readToEnd(limit: ConfigFile.maxBytes)
+    } catch {
+      throw DaemonConfigurationError(
+        .unreadable, "cannot read the configuration: \(error)")
+    }
+    do {
+      return try DaemonConfiguration(
+        parsing: String(decoding: bytes, as: UTF8.self), source: chosen)
+    } catch {
+      throw DaemonConfigurationError(.invalid, error.description)
+    }
+  }
+}
+
+/// Why the configuration could not be loaded.
+public struct DaemonConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The class of problem.
+  public enum Kind: Sendable, Equatable {
+    /// The file cannot be opened or read (exit 66).
+    case unreadable
+    /// Its content is wrong (exit 65); the message names `path:line`.
+    case invalid
+  }
+
+  /// The class.
+  public var kind: Kind
+  /// What is wrong, where.
+  public var message: String
+
+  /// Creates an error.
+  public init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  /// The exit status for it: 66 or 65.
+  public var exitCode: Int32 { kind == .unreadable ? 66 : 65 }
+
+  /// The message.
+  public var description: String { message }
+}

@@ -1,0 +1,441 @@
+import Accelerometer
+import DBusKit
+import Glibc
+import Logging
+import Orientation
+import SystemKit
+
+/// How the daemon runs: which bus, whether it serves iio-sensor-proxy's API, where the
+/// configuration is.
+public struct DaemonOptions: Equatable, Sendable {
+  /// The bus to serve on (`--session` for development; the system bus otherwise).
+  public var bus: DBusConnection.Bus = .system
+  /// Also own `net.hadess.SensorProxy` (off with `--no-compat`).
+  public var compatibility = true
+  /// `--config FILE`; `nil` reads `/etc/orientd.conf` if it exists.
+  public var configPath: String?
+  /// The longest a first `Claim` reply waits for the first reading, in seconds.
+  public var claimReplyBound = 1.5
+
+  /// The defaults: system bus, compatibility on, `/etc/orientd.conf`.
+  public init() {}
+}
+
+/// A failure that stops the daemon, with its exit status.
+public struct DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// What went wrong, where, and what to do.
+  public var message: String
+  /// The exit status: 69 when the bus, a bus name or udev is unavailable.
+  public var exitCode: Int32
+
+  /// Creates an error.
+  public init(_ message: String, exitCode: Int32 = 69) {
+    self.message = message
+    self.exitCode = exitCode
+  }
+
+  /// The message.
+  public var description: String { message }
+}
+
+/// orientd: one `EventLoop` owns the sensor (`SensorManager`), the detector, the bus
+/// connection with both APIs, the claims and the signals.
+///
+/// - The sensor is sampled only while at least one client holds a claim (through either
+///   API). The first claim starts sampling from scratch: the detector forgets its state, so
+///   the first reading is committed at once instead of hiding behind hysteresis, and the
+///   Claim reply waits for it (at most `claimReplyBound`). Later claims are answered at once.
+/// - `PropertiesChanged` carries only the changed properties and goes to that API's claimers
+///   only (unicast), like iio-sensor-proxy 3.1+.
+/// - While nothing is claimed the properties keep the last values published (iio-sensor-proxy
+///   does the same); a claim refreshes them before it is answered.
+/// - Without a display accelerometer: `HasAccelerometer` false, orientation and tilt
+///   `undefined`; claims are kept and sampling resumes when a sensor appears.
+/// - If the bus goes away, the daemon stops sampling, restores the sensor's settings and ends
+///   with status 69, so that systemd (`Restart=on-failure`) starts it again on the new bus.
+public final class OrientDaemon {
+  /// The loop everything runs on.
+  public let loop: EventLoop
+  /// The options it was started with.
+  public let options: DaemonOptions
+  /// The configuration in use.
+  public private(set) var configuration: DaemonConfiguration
+  /// What clients are told.
+  public private(set) var published = PublishedState()
+  /// Who holds claims.
+  public private(set) var claims = ClaimSet()
+  /// Whether `net.hadess.SensorProxy` is owned and served.
+  public private(set) var servesCompatibility = false
+  /// Samples fed to the detector since start.
+  public private(set) var samplesProcessed = 0
+  /// Set when the daemon has stopped: the exit status.
+  public private(set) var exitStatus: Int32?
+
+  private var logger: Logger
+  private let manager: SensorManager
+  private var detector: OrientationDetector
+  private var connection: DBusConnection?
+  private var tracker: DBusClientTracker?
+  private var ownedNames: [String] = []
+  private var held: [DBusMethodInvocation] = []
+  private var holdTimer: EventLoop.Timer?
+  private var awaitingFirstReading = false
+  private var lastGravity: (vector: Vector3, time: Double)?
+
+  /// `/org/orientd/Orientation1`.
+  static let orientdPath = path("/org/orientd/Orientation1")
+  /// `/net/hadess/SensorProxy`.
+  static let sensorProxyPath = path("/net/hadess/SensorProxy")
+  /// `/net/hadess/SensorProxy/Compass`.
+  static let compassPath = path("/net/hadess/SensorProxy/Compass")
+  /// orientd's own bus name and interface.
+  public static let orientdName = "org.orientd.Orientation1"
+  /// iio-sensor-proxy's bus name and interface.
+  public static let sensorProxyName = "net.hadess.SensorProxy"
+
+  private static func path(_ text: String) -> DBusObjectPath {
+    (try? DBusObjectPath(text)) ?? .root
+  }
+
+  /// Creates the daemon; `start()` enumerates sensors and goes on the bus.
+  ///
+  /// - Throws: `DaemonError` if udev cannot be used.
+  public init(
+    options: DaemonOptions, configuration: DaemonConfiguration, loop: EventLoop, logger: Logger
+  ) throws(DaemonError) {
+    self.options = options
+    self.configuration = configuration
+    self.loop = loop
+    self.logger = logger
+    detector = OrientationDetector(parameters: configuration.detector)
+    do {
+      manager = try SensorManager(
+        loop: loop, configuration: configuration.accelerometer, logger: logger.child("iio"))
+    } catch {
+      throw DaemonError("cannot use udev: \(error)")
+    }
+  }
+
+  /// Whether the sensor is being read right now.
+  public var isSampling: Bool { manager.isStarted && manager.active?.isSampling == true }
+
+  // MARK: Starting and stopping
+
+  /// Enumerates the accelerometers (and follows hotplug), connects to the bus, exports both
+  /// APIs and takes the names: `org.orientd.Orientation1`, then (unless disabled or owned by
+  /// someone else, e.g. iio-sensor-proxy) `net.hadess.SensorProxy`.
+  ///
+  /// - Throws: `DaemonError` (69) when udev, the bus or `org.orientd.Orientation1` is not
+  ///   available.
+  public func start() throws(DaemonError) {
+    manager.onSensorChange = { [weak self] status in self?.sensorChanged(status) }
+    manager.onSample = { [weak self] sample in self?.process(sample) }
+    do {
+      try manager.begin()
+    } catch {
+      throw DaemonError("cannot enumerate IIO devices with udev: \(error)")
+    }
+    if let status = manager.active {
+      published.hasAccelerometer = true
+      published.sensor = status.busDescription
+    }
+
+    let connection: DBusConnection
+    do {
+      connection = try DBusConnection(bus: options.bus, loop: loop, logger: logger.child("dbus"))
+    } catch {
+      throw DaemonError("\(error.message)")
+    }
+    self.connection = connection
+    connection.onDisconnect = { [weak self] in self?.busLost() }
+    connection.onNameLost = { [weak self] name in
+      self?.logger.warning("lost the bus name \(name)")
+    }
+    tracker = DBusClientTracker(connection: connection) { [weak self] name in
+      self?.vanished(name)
+    }
+    let handlers = BusInterfaces.Handlers(
+      state: { [weak self] in self?.published ?? PublishedState() },
+      claim: { [weak self] invocation, api in
+        if let self { self.claim(invocation, api) } else { invocation.reply() }
+      },
+      release: { [weak self] sender, api in self?.release(sender, api) },
+      reading: { [weak self] () throws(DBusError) -> [DBusValue] in
+        guard let self else { throw DBusError(.failed, "shutting down") }
+        return try self.reading()
+      })
+    do {
+      try connection.export([BusInterfaces.orientd(handlers)], at: OrientDaemon.orientdPath)
+    } catch {
+      throw DaemonError("cannot export \(OrientDaemon.orientdPath): \(error)")
+    }
+    try own(OrientDaemon.orientdName, required: true)
+    if options.compatibility {
+      do {
+        try connection.export(
+          [BusInterfaces.sensorProxy(handlers)], at: OrientDaemon.sensorProxyPath)
+        try connection.export([BusInterfaces.compass()], at: OrientDaemon.compassPath)
+      } catch {
+        throw DaemonError("cannot export \(OrientDaemon.sensorProxyPath): \(error)")
+      }
+      servesCompatibility = try own(OrientDaemon.sensorProxyName, required: false)
+      if !servesCompatibility {
+        connection.unexport(OrientDaemon.sensorProxyPath)
+        connection.unexport(OrientDaemon.compassPath)
+      }
+    }
+    let names = ownedNames.joined(separator: " and ")
+    logger.notice(
+      "serving \(names) on \(connection.address); "
+        + (published.hasAccelerometer
+          ? "accelerometer \(manager.active?.description.sysname ?? "?")"
+          : "no accelerometer yet"))
+  }
+
+  /// Requests `name`; a required name that cannot be had is an error, an optional one is
+  /// logged and skipped.
+  @discardableResult
+  private func own(_ name: String, required: Bool) throws(DaemonError) -> Bool {
+    guard let connection else { return false }
+    let problem: String
+    do {
+      switch try connection.requestName(name, flags: [.doNotQueue]) {
+      case .primaryOwner, .alreadyOwner:
+        ownedNames.append(name)
+        return true
+      case .exists, .inQueue:
+        let owner = (try? connection.nameOwner(name)).flatMap { $0 } ?? "another process"
+        problem =
+          required
+          ? "\(name) is already owned by \(owner): is another orientd running?"
+          : "\(name) is already owned by \(owner) (iio-sensor-proxy?); serving only "
+            + "\(OrientDaemon.orientdName). Stop the other service or use --no-compat"
+      }
+    } catch {
+      if error.name == .accessDenied {
+        problem =
+          "the bus policy does not let this user own \(name) (\(error.message)): run orientd "
+          + "as root, with dbus/orientd.conf installed in /usr/share/dbus-1/system.d"
+      } else {
+        problem = "cannot own \(name): \(error)"
+      }
+    }
+    if required { throw DaemonError(problem) }
+    logger.notice(problem)
+    return false
+  }
+
+  /// Stops sampling (restoring the sensor's sysfs settings), answers pending claims, gives
+  /// the names back, closes the connection and stops the loop. Idempotent.
+  public func shutdown(status: Int32 = 0) {
+    guard exitStatus == nil else { return }
+    exitStatus = status
+    manager.stop()
+    answerHeld()
+    holdTimer?.cancel()
+    holdTimer = nil
+    if let connection {
+      if connection.isConnected {
+        for name in ownedNames { _ = try? connection.releaseName(name) }
+        connection.flush()
+      }
+      connection.close()
+    }
+    connection = nil
+    tracker = nil
+    ownedNames = []
+    loop.stop()
+  }
+
+  private func busLost() {
+    logger.error(
+      "lost the connection to the bus; exiting with status 69 so that systemd restarts "
+        + "orientd (Restart=on-failure)")
+    shutdown(status: 69)
+  }
+
+  // MARK: Configuration
+
+  /// Applies a new configuration: new detector parameters start a fresh detector (the next
+  /// reading is committed at once); new sampling or device settings restart the sampler.
+  public func reload(_ new: DaemonConfiguration) {
+    if new.detector != configuration.detector {
+      detector = OrientationDetector(parameters: new.detector)
+      logger.info("new detector parameters")
+    }
+    let samplingChanged = new.accelerometer != configuration.accelerometer
+    configuration = new
+    if samplingChanged { manager.update(configuration: new.accelerometer) }
+  }
+
+  /// SIGHUP: re-reads the configuration file; a broken file is reported and the previous
+  /// configuration stays.
+  public func reloadFromDisk() {
+    do {
+      let new = try DaemonConfiguration.load(path: options.configPath)
+      reload(new)
+      logger.notice("reloaded the configuration from \(new.source ?? "the built-in defaults")")
+    } catch {
+      logger.error("\(error.message); keeping the previous configuration")
+    }
+  }
+
+  // MARK: Claims
+
+  private func claim(_ invocation: DBusMethodInvocation, _ api: ClaimAPI) {
+    let sender = invocation.sender
+    guard !sender.isEmpty, exitStatus == nil else {
+      invocation.reply()
+      return
+    }
+    let wasEmpty = claims.isEmpty
+    if claims.claim(sender, api) { tracker?.track(sender) }
+    logger.debug("\(sender) claimed through \(api.rawValue); \(claims.clientCount) client(s)")
+    if wasEmpty { startSampling() }
+    guard awaitingFirstReading, manager.active != nil else {
+      invocation.reply()
+      return
+    }
+    held.append(invocation)
+    if held.count == 1 { armHoldTimer() }
+  }
+
+  private func release(_ sender: String, _ api: ClaimAPI) {
+    guard claims.holds(sender) else { return }
+    if claims.release(sender, api) { tracker?.untrack(sender) }
+    logger.debug("\(sender) released through \(api.rawValue); \(claims.clientCount) client(s)")
+    if claims.isEmpty { stopSampling() }
+  }
+
+  private func vanished(_ name: String) {
+    guard claims.holds(name) else { return }
+    claims.vanished(name)
+    logger.debug("\(name) left the bus; \(claims.clientCount) client(s)")
+    if claims.isEmpty { stopSampling() }
+  }
+
+  private func startSampling() {
+    detector.reset()
+    awaitingFirstReading = manager.active != nil
+    manager.start()
+  }
+
+  private func stopSampling() {
+    manager.stop()
+    awaitingFirstReading = false
+    answerHeld()
+  }
+
+  private func armHoldTimer() {
+    if holdTimer == nil {
+      holdTimer = try? loop.makeTimer { [weak self] in self?.holdExpired() }
+    }
+    do {
+      try holdTimer?.schedule(afterNanoseconds: Int64(options.claimReplyBound * 1e9))
+    } catch {
+      answerHeld()
+    }
+  }
+
+  private func holdExpired() {
+    guard !held.isEmpty else { return }
+    logger.info(
+      "no usable reading within \(options.claimReplyBound) s; answering \(held.count) "
+        + "claim(s) with the last known state")
+    awaitingFirstReading = false
+    answerHeld()
+  }
+
+  private func answerHeld() {
+    holdTimer?.disarm()
+    let waiting = held
+    held = []
+    for invocation in waiting { invocation.reply() }
+  }
+
+  private func reading() throws(DBusError) -> [DBusValue] {
+    guard published.hasAccelerometer else {
+      throw DBusError(BusInterfaces.noAccelerometer, "orientd has no display accelerometer")
+    }
+    guard let last = lastGravity else {
+      throw DBusError(
+        BusInterfaces.noReading,
+        "no reading yet: the sensor is read only while a client holds a claim; call Claim first")
+    }
+    let micros = UInt64(max(0, (last.time * 1e6).rounded()))
+    return [
+      .double(last.vector.x), .double(last.vector.y), .double(last.vector.z), .uint64(micros),
+    ]
+  }
+
+  // MARK: Sensor and detector
+
+  private func sensorChanged(_ status: SensorStatus?) {
+    guard let status else {
+      logger.notice("no display accelerometer: orientation undefined until one appears")
+      detector.reset()
+      lastGravity = nil
+      awaitingFirstReading = false
+      publish(PublishedState())
+      answerHeld()
+      return
+    }
+    var next = published
+    next.hasAccelerometer = true
+    next.sensor = status.busDescription
+    if status.isSampling {
+      // A (re)started sensor: decide from its first reading, not from before the pause.
+      detector.reset()
+      awaitingFirstReading = true
+    }
+    publish(next)
+  }
+
+  private func process(_ sample: AccelerometerSample) {
+    samplesProcessed += 1
+    let a = sample.acceleration
+    let update = detector.process(time: Double(sample.timestamp) / 1e9, a.x, a.y, a.z)
+    if detector.hasReading { lastGravity = (detector.gravity, detector.gravityTime) }
+    guard let update else { return }
+    var next = published
+    // Undefined only while flat since the start: then the last orientation stays published.
+    if update.orientation != .undefined { next.orientation = update.orientation }
+    next.tilt = update.tilt
+    if next.orientation != published.orientation {
+      logger.info("orientation \(next.orientation.rawValue) (tilt \(next.tilt.rawValue))")
+    }
+    publish(next)
+    if awaitingFirstReading {
+      awaitingFirstReading = false
+      answerHeld()
+    }
+  }
+
+  private func publish(_ next: PublishedState) {
+    let old = published
+    published = next
+    guard let connection, connection.isConnected else { return }
+    let (own, compat) = next.changedProperties(since: old)
+    emit(
+      own, path: OrientDaemon.orientdPath, interface: OrientDaemon.orientdName,
+      to: claims.claimers(.orientd), on: connection)
+    if servesCompatibility {
+      emit(
+        compat, path: OrientDaemon.sensorProxyPath, interface: OrientDaemon.sensorProxyName,
+        to: claims.claimers(.sensorProxy), on: connection)
+    }
+  }
+
+  private func emit(
+    _ names: [String], path: DBusObjectPath, interface: String, to destinations: [String],
+    on connection: DBusConnection
+  ) {
+    guard !names.isEmpty, !destinations.isEmpty else { return }
+    do {
+      try connection.emitPropertiesChanged(
+        path: path, interface: interface, names: names, destinations: destinations)
+    } catch {
+      logger.warning("cannot send PropertiesChanged of \(interface): \(error)")
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import Glibc
+import Logging
+import SystemKit
+
+/// The daemon as a process: configuration, signals, the loop; what `orientd` (no command)
+/// runs.
+public enum DaemonRunner {
+  /// Runs orientd until SIGTERM/SIGINT (exit 0) or until the bus goes away (exit 69).
+  ///
+  /// SIGHUP re-reads the configuration. Signals are handled on the loop through a signalfd,
+  /// registered before anything else exists, so they are never delivered to a handler in the
+  /// middle of other work.
+  ///
+  /// - Returns: the exit status: 0 after a clean shutdown, 65/66 for a bad or unreadable
+  ///   configuration, 69 when udev, the bus or the bus name is not available.
+  public static func run(options: DaemonOptions, logger: Logger) -> Int32 {
+    // A log reader that goes away must not kill the daemon.
+    signal(SIGPIPE, SIG_IGN)
+    let configuration: DaemonConfiguration
+    do {
+      configuration = try DaemonConfiguration.load(path: options.configPath)
+    } catch {
+      logger.critical(error.message)
+      return error.exitCode
+    }
+    let loop: EventLoop
+    var daemon: OrientDaemon?
+    let signals: EventLoop.Watch
+    do {
+      loop = try EventLoop()
+      signals = try loop.handleSignals([SIGTERM, SIGINT, SIGHUP]) { signo in
+        if signo == SIGHUP {
+          daemon?.reloadFromDisk()
+        } else {
+          logger.notice("\(signo == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down")
+          daemon?.shutdown(status: 0)
+        }
+      }
+    } catch {
+      logger.critical("cannot set up the event loop: \(error)")
+      return 71
+    }
+    defer { signals.cancel() }
+    do {
+      let made = try OrientDaemon(
+        options: options, configuration: configuration, loop: loop, logger: logger)
+      daemon = made
+      try made.start()
+    } catch {
+      logger.critical(error.message)
+      daemon?.shutdown(status: error.exitCode)
+      return error.exitCode
+    }
+    if let source = configuration.source {
+      logger.info("configuration from \(source)")
+    }
+    do {
+      try loop.run()
+    } catch {
+      logger.critical("event loop failed: \(error)")
+      daemon?.shutdown(status: 70)
+      return 70
+    }
+    return daemon?.exitStatus ?? 0
+  }
+}

@@ -1,0 +1,74 @@
+import Accelerometer
+import DBusKit
+import Orientation
+
+/// What the daemon tells clients: the values behind the D-Bus properties of both APIs.
+public struct PublishedState: Equatable, Sendable {
+  /// A display accelerometer is present.
+  public var hasAccelerometer = false
+  /// The committed orientation (`undefined` with no sensor or before the first reading).
+  public var orientation: Orientation = .undefined
+  /// The tilt.
+  public var tilt: Tilt = .undefined
+  /// The `Sensor` property (empty with no sensor).
+  public var sensor: [String: DBusValue] = [:]
+
+  /// No sensor, nothing known.
+  public init() {}
+
+  /// `Rotation`: the clockwise device rotation, 0 while undefined.
+  public var rotation: UInt32 { UInt32(orientation.clockwiseRotation ?? 0) }
+
+  /// The properties of each API whose values differ from `old`, in the order they are sent.
+  ///
+  /// Compatibility: when `HasAccelerometer` is sent, `AccelerometerOrientation` travels with
+  /// it (iio-sensor-proxy's clients expect both in one signal).
+  public func changedProperties(since old: PublishedState) -> (
+    orientd: [String], sensorProxy: [String]
+  ) {
+    var own: [String] = []
+    var compat: [String] = []
+    if hasAccelerometer != old.hasAccelerometer {
+      own.append("HasAccelerometer")
+      compat.append("HasAccelerometer")
+    }
+    if orientation != old.orientation || hasAccelerometer != old.hasAccelerometer {
+      if orientation != old.orientation { own += ["Orientation", "Rotation"] }
+      compat.append("AccelerometerOrientation")
+    }
+    if tilt != old.tilt {
+      own.append("Tilt")
+      compat.append("AccelerometerTilt")
+    }
+    if sensor != old.sensor { own.append("Sensor") }
+    return (own, compat)
+  }
+}
+
+extension SensorStatus {
+  /// The `Sensor` property: a{sv} with `device`, `syspath`, `name`, `label` (when known),
+  /// `location`, `location-source`, `mode`, `rate` (d, Hz), `mount-matrix`,
+  /// `mount-matrix-source` (s) and `scale` (ad, x y z).
+  public var busDescription: [String: DBusValue] {
+    let d = description
+    var result: [String: DBusValue] = [
+      "device": .string(d.sysname),
+      "syspath": .string(d.facts.syspath),
+      "location": .string(d.location.rawValue),
+      "location-source": .string(d.locationSource),
+      "mode": .string(mode.rawValue),
+      "rate": .double(rate),
+      "mount-matrix": .string(d.mountMatrix.description),
+      "mount-matrix-source": .string(d.mountMatrixSource.description),
+      "scale": .array(
+        element: .double, [.double(d.scale.x), .double(d.scale.y), .double(d.scale.z)]),
+    ]
+    if let name = d.facts.name { result["name"] = .string(name) }
+    if let label = d.facts.label { result["label"] = .string(label) }
+    // libdbus aborts on invalid UTF-8 or NUL: sysfs text is checked before it goes out.
+    return result.filter { _, value in
+      guard case .string(let text) = value else { return true }
+      return DBusNames.isValidString(text)
+    }
+  }
+}

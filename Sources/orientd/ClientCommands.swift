@@ -1,0 +1,231 @@
+import Accelerometer
+import DBusKit
+import Glibc
+import Logging
+import OrientClient
+import Orientation
+import SystemKit
+
+/// How `--watch` and `--get` print a state.
+enum StateFormat {
+  /// `{"time":...,"orientation":"left-up","rotation":90,"tilt":"vertical",
+  /// "has_accelerometer":true}` plus `extra` members; the line orientcam's
+  /// `--orientation-from` reads. `time` is Unix seconds with milliseconds; `rotation` is null
+  /// while undefined.
+  static func json(_ state: OrientState, time: Int64, extra: [(String, String)] = []) -> String {
+    var members = [
+      ("time", FixedPoint.format(Double(time) / 1e9, decimals: 3)),
+      ("orientation", "\"\(state.orientation.rawValue)\""),
+      ("rotation", state.rotation.map { String($0) } ?? "null"),
+      ("tilt", "\"\(state.tilt.rawValue)\""),
+      ("has_accelerometer", state.hasAccelerometer ? "true" : "false"),
+    ]
+    members += extra
+    return "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+  }
+
+  /// `2024-06-10 14:35:12.123  left-up (rotation 90, tilt vertical)`, in local time.
+  static func line(_ state: OrientState, time: Int64) -> String {
+    let what: String
+    if !state.hasAccelerometer {
+      what = "no accelerometer (orientation undefined)"
+    } else if let rotation = state.rotation {
+      what = "\(state.orientation.rawValue) (rotation \(rotation), tilt \(state.tilt.rawValue))"
+    } else {
+      what = "undefined (tilt \(state.tilt.rawValue))"
+    }
+    return "\(localTime(time))  \(what)"
+  }
+
+  /// `YYYY-MM-DD HH:MM:SS.mmm` in the local time zone (localtime_r, strftime).
+  static func localTime(_ nanoseconds: Int64) -> String {
+    var seconds = time_t(nanoseconds / 1_000_000_000)
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    var buffer = [CChar](repeating: 0, count: 64)
+    let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
+    let text = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let millis = (nanoseconds / 1_000_000) % 1000
+    let padded = millis < 10 ? "00\(millis)" : (millis < 100 ? "0\(millis)" : "\(millis)")
+    return "\(text).\(padded)"
+  }
+
+  /// The sensor in one phrase: `iio:device0 (mxc4005, polled at 20 Hz)`.
+  static func sensor(_ sensor: [String: DBusValue]) -> String? {
+    guard let device = sensor["device"]?.stringValue else { return nil }
+    var details: [String] = []
+    if let name = sensor["name"]?.stringValue { details.append(name) }
+    if let mode = sensor["mode"]?.stringValue, let rate = sensor["rate"]?.doubleValue {
+      details.append("\(mode) at \(AvailableValues.format(rate)) Hz")
+    }
+    return details.isEmpty ? device : "\(device) (\(details.joined(separator: ", ")))"
+  }
+}
+
+/// `orientd --watch [--json]`: claims, prints the current state and every change, releases on
+/// SIGINT, SIGTERM or a closed output.
+enum WatchCommand {
+  /// Runs until stopped; returns 0, or 69 when there is no bus or the bus goes away.
+  static func main(_ options: ClientCommandOptions) -> Int32 {
+    // A closed pipe is a normal way to stop: see it as EPIPE, release, exit.
+    signal(SIGPIPE, SIG_IGN)
+    let logger = Logger(label: "orientd", level: options.verbose ? .debug : .notice)
+    let loop: EventLoop
+    let client: OrientClient
+    var status: Int32 = 0
+    var stopping = false
+    var stopTimer: EventLoop.Timer?
+    do {
+      loop = try EventLoop()
+    } catch {
+      SensorCommandSupport.fail(71, "cannot create the event loop: \(error)")
+    }
+    func stop(_ code: Int32) {
+      guard !stopping else { return }
+      stopping = true
+      status = code
+      // Release so the daemon stops sampling now; do not hang if it does not answer.
+      client.release(timeoutMilliseconds: 1_000) { _ in loop.stop() }
+      stopTimer = try? loop.makeTimer { loop.stop() }
+      try? stopTimer?.schedule(afterNanoseconds: 1_500_000_000)
+    }
+    do {
+      client = try OrientClient(
+        bus: options.session ? .session : .system, loop: loop, logger: logger)
+    } catch {
+      SensorCommandSupport.fail(69, error.message)
+    }
+    defer { client.connection.close() }
+    let signals: EventLoop.Watch
+    do {
+      signals = try loop.handleSignals([SIGINT, SIGTERM]) { _ in stop(0) }
+    } catch {
+      SensorCommandSupport.fail(71, "cannot handle signals: \(error)")
+    }
+    defer { signals.cancel() }
+    client.connection.onDisconnect = {
+      printError("orientd --watch: lost the connection to the bus")
+      status = 69
+      stopping = true
+      loop.stop()
+    }
+
+    var printed: OrientState?
+    func show(_ state: OrientState) {
+      if let printed, printed.orientation == state.orientation, printed.tilt == state.tilt,
+        printed.hasAccelerometer == state.hasAccelerometer
+      {
+        return
+      }
+      printed = state
+      let now = Clock.realtimeNanoseconds()
+      let text =
+        options.json ? StateFormat.json(state, time: now) : StateFormat.line(state, time: now)
+      if !SensorCommandSupport.writeLine(text) {
+        logger.debug("output closed: releasing and stopping")
+        stop(0)
+      }
+    }
+
+    var wait: ServiceWait?
+    func claim(_ service: OrientService) {
+      let services = Array(OrientService.allCases.drop { $0 != service })
+      client.claim(services: services) { result in
+        switch result {
+        case .success(let state):
+          logger.notice(
+            "watching \(state.service.busName)"
+              + (StateFormat.sensor(state.sensor).map { ": \($0)" } ?? ""))
+          show(state)
+        case .failure(let error) where error.kind == .serviceMissing:
+          claimWhenThere()  // gone again between appearing and the claim
+        case .failure(let error):
+          printError("orientd --watch: \(error.message)")
+          stop(69)
+        }
+      }
+    }
+    func claimWhenThere() {
+      guard !stopping else { return }
+      let absent = {
+        logger.notice("waiting for org.orientd.Orientation1 or net.hadess.SensorProxy to appear")
+      }
+      do {
+        wait = try client.waitForService(absent: absent, claim)
+      } catch {
+        printError("orientd --watch: \(error.message)")
+        stop(69)
+      }
+    }
+    client.onChange = { state, _ in show(state) }
+    client.onServiceLost = { service in
+      logger.notice("\(service.busName) went away; waiting for it to come back")
+      claimWhenThere()
+    }
+    claimWhenThere()
+    do {
+      try loop.run()
+    } catch {
+      printError("orientd --watch: \(error)")
+      return 70
+    }
+    wait?.cancel()
+    stopTimer?.cancel()
+    return status
+  }
+}
+
+/// `orientd --get [--json]`: claims, prints the state once, releases.
+enum GetCommand {
+  /// Returns 0, or 69 when the service or the accelerometer is missing.
+  static func main(_ options: ClientCommandOptions) -> Int32 {
+    signal(SIGPIPE, SIG_IGN)
+    let logger = Logger(label: "orientd", level: options.verbose ? .debug : .warning)
+    let client: SynchronousOrientClient
+    let state: OrientState
+    do {
+      client = try SynchronousOrientClient(
+        bus: options.session ? .session : .system, logger: logger)
+      state = try client.claim(timeout: 5)
+    } catch {
+      printError("orientd --get: \(error.message)")
+      return 69
+    }
+    var gravity: GravityReading?
+    if state.service == .orientd, state.hasAccelerometer {
+      gravity = try? client.gravity()
+    }
+    client.release()
+    client.close()
+    let now = Clock.realtimeNanoseconds()
+    if options.json {
+      var extra = [("service", "\"\(state.service.busName)\"")]
+      if let g = gravity {
+        let parts = [g.x, g.y, g.z].map { FixedPoint.format($0, decimals: 4) }
+        extra.append(("gravity", "[\(parts.joined(separator: ","))]"))
+      }
+      SensorCommandSupport.writeLine(StateFormat.json(state, time: now, extra: extra))
+    } else {
+      var lines = [
+        "orientation:   \(state.orientation.rawValue)",
+        "rotation:      \(state.rotation.map { String($0) } ?? "-")",
+        "tilt:          \(state.tilt.rawValue)",
+        "accelerometer: "
+          + (state.hasAccelerometer ? (StateFormat.sensor(state.sensor) ?? "yes") : "none"),
+      ]
+      if let g = gravity {
+        let parts = [g.x, g.y, g.z].map { FixedPoint.format($0, decimals: 3) }
+        lines.append("gravity:       \(parts.joined(separator: ", ")) m/s^2")
+      }
+      lines.append("service:       \(state.service.busName)")
+      SensorCommandSupport.writeLine(lines.joined(separator: "\n"))
+    }
+    guard state.hasAccelerometer else {
+      printError(
+        "orientd --get: \(state.service.busName) runs but has no display accelerometer "
+          + "(see orientd --list-sensors)")
+      return 69
+    }
+    return 0
+  }
+}

@@ -1,0 +1,123 @@
+import Accelerometer
+import Glibc
+import OrientDaemon
+import Orientation
+import TestSupport
+import Testing
+
+/// The configuration file: every section, errors with file and line, SIGHUP.
+@Suite struct ConfigurationTests {
+  static let example = """
+    # /etc/orientd.conf
+    [detector]
+    hysteresis = 10
+    filter-time-constant = 0.05
+
+    [sampling]
+    mode = polled
+    poll-rate = 25
+
+    [device "tablet"]
+    match-name = mxc4005
+    mount-matrix = 0, 1, 0; -1, 0, 0; 0, 0, 1
+    location = display
+    """
+
+  @Test func everySectionIsRead() throws {
+    let configuration = try DaemonConfiguration(parsing: Self.example, source: "test.conf")
+    #expect(configuration.detector.hysteresis == 10)
+    #expect(configuration.detector.filterTimeConstant == 0.05)
+    #expect(configuration.accelerometer.sampling.mode == .polled)
+    #expect(configuration.accelerometer.sampling.pollRate == 25)
+    #expect(configuration.accelerometer.devices.first?.matchName == "mxc4005")
+    #expect(configuration.source == "test.conf")
+    #expect(
+      try DaemonConfiguration(parsing: "", source: "empty")
+        == {
+          var empty = DaemonConfiguration()
+          empty.source = "empty"
+          return empty
+        }())
+  }
+
+  @Test(arguments: [
+    ("[detector]\nhysteresis = 100\n", "x.conf:"),
+    ("[sampling]\nmode = sometimes\n", "x.conf:2: mode 'sometimes'"),
+    ("[camera]\nx = 1\n", "x.conf:1: unknown section [camera]"),
+    ("hysteresis = 10\n", "x.conf:1: 'hysteresis' is outside any section"),
+    ("[detector]\nfoo = 1\n", "x.conf:2:"),
+    ("[device \"a\"]\nlocation = display\n", "needs match-name"),
+  ])
+  func mistakesNameTheFileAndLine(text: String, message: String) {
+    #expect {
+      _ = try DaemonConfiguration(parsing: text, source: "x.conf")
+    } throws: { error in
+      "\(error)".contains(message)
+    }
+  }
+
+  @Test func loadingFromDisk() throws {
+    let dir = try TemporaryDirectory("conf")
+    // No --config and no /etc/orientd.conf: the defaults.
+    #expect(
+      try DaemonConfiguration.load(path: nil, defaultPath: dir.file("absent.conf"))
+        == DaemonConfiguration())
+    try writeFile(dir.file("orientd.conf"), Self.example)
+    let loaded = try DaemonConfiguration.load(path: nil, defaultPath: dir.file("orientd.conf"))
+    #expect(loaded.accelerometer.sampling.pollRate == 25)
+    #expect {
+      _ = try DaemonConfiguration.load(path: dir.file("missing.conf"))
+    } throws: { ($0 as? DaemonConfigurationError)?.exitCode == 66 }
+    try writeFile(dir.file("bad.conf"), "[sampling]\nrate = fast\n")
+    #expect {
+      _ = try DaemonConfiguration.load(path: dir.file("bad.conf"))
+    } throws: { error in
+      guard let error = error as? DaemonConfigurationError else { return false }
+      return error.exitCode == 65 && error.message.contains("bad.conf:2:")
+    }
+  }
+
+  @Test func theDaemonRefusesABadFileAndExitsWithItsStatus() throws {
+    let dir = try TemporaryDirectory("conf")
+    try writeFile(dir.file("bad.conf"), "[detector]\nhysteresis = lots\n")
+    let orientd = try Built.executable("orientd")
+    let bad = try ChildProcess.run(
+      [orientd, "--config", dir.file("bad.conf")], outputDirectory: dir.path)
+    #expect(bad.status == 65)
+    #expect(bad.stderr.contains("\(dir.file("bad.conf")):2:"), "\(bad.stderr)")
+    let missing = try ChildProcess.run(
+      [orientd, "--config", dir.file("none.conf")], outputDirectory: dir.path)
+    #expect(missing.status == 66)
+    #expect(missing.stderr.contains("none.conf"))
+  }
+
+  @Test(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+  func sighupReloadsAndKeepsTheOldConfigurationOnErrors() throws {
+    let dir = try TemporaryDirectory("conf")
+    let path = dir.file("orientd.conf")
+    try writeFile(path, "[sampling]\nmode = polled\npoll-rate = 20\n")
+    let fixture = try DaemonFixture(["--config", path])
+    let watch = try fixture.start([try Built.executable("orientd"), "--watch"])
+    #expect(waitFor(timeout: 10) { watch.standardOutput.contains("normal") })
+    #expect(try fixture.property("Sensor").contains("\"rate\" d 20"))
+
+    try writeFile(path, "[sampling]\nmode = polled\npoll-rate = 50\n[detector]\nhysteresis = 5\n")
+    kill(fixture.testbed.programPID, SIGHUP)
+    #expect(
+      waitFor(timeout: 10) { (try? fixture.property("Sensor").contains("\"rate\" d 50")) == true },
+      "\(fixture.log)")
+    #expect(fixture.log.contains("reloaded the configuration from \(path)"))
+
+    try writeFile(path, "[sampling]\npoll-rate = never\n")
+    kill(fixture.testbed.programPID, SIGHUP)
+    #expect(
+      waitFor(timeout: 10) { fixture.log.contains("keeping the previous configuration") })
+    #expect(fixture.log.contains("\(path):2:"))
+    #expect(try fixture.property("Sensor").contains("\"rate\" d 50"))
+    // Still sampling and turning.
+    try fixture.turn(.leftUp)
+    #expect(waitFor(timeout: 10) { watch.standardOutput.lines.last?.contains("left-up") == true })
+    #expect(try fixture.testbed.stopProgram() == 0)
+    #expect(fixture.log.contains("SIGTERM: shutting down"))
+  }
+}

@@ -1,0 +1,145 @@
+import Glibc
+import JSON
+import Orientation
+import TestSupport
+
+/// Emulated accelerometers for the daemon's end-to-end tests (1 g = 1000 counts).
+enum Accel {
+  static let parent = UMockdevDevice(
+    devpath: "/devices/platform/i2c-0/i2c-MXC6655:00",
+    properties: [("SUBSYSTEM", "i2c"), ("MODALIAS", "acpi:MXC6655:")],
+    attributes: [("modalias", "acpi:MXC6655:\n")])
+
+  /// A polled accelerometer, upright.
+  static let polled = UMockdevDevice(
+    devpath: "\(parent.devpath)/iio:device0",
+    properties: [("SUBSYSTEM", "iio"), ("IIO_SENSOR_PROXY_TYPE", "iio-poll-accel")],
+    attributes: [
+      ("name", "mxc4005\n"), ("in_accel_x_raw", "0\n"), ("in_accel_y_raw", "-1000\n"),
+      ("in_accel_z_raw", "0\n"), ("in_accel_scale", "0.00980665\n"),
+    ])
+
+  /// Raw counts for a display held upright in `orientation`, or turned `degrees` clockwise.
+  static func raw(_ orientation: Orientation) -> (Int, Int, Int) {
+    raw(degrees: Double(orientation.clockwiseRotation ?? 0))
+  }
+
+  /// Raw counts for a vertical display turned `degrees` clockwise from upright.
+  static func raw(degrees: Double) -> (Int, Int, Int) {
+    let r = degrees * Double.pi / 180
+    return (Int((1000 * sin(r)).rounded()), Int((-1000 * cos(r)).rounded()), 0)
+  }
+}
+
+/// The daemon on a private bus with the project's policy, in a live umockdev testbed.
+final class DaemonFixture {
+  let bus: PrivateBus
+  let testbed: LiveTestbed
+  let device: UMockdevDevice
+  private var current = (0, -1000, 0)
+
+  /// Starts `orientd -v` (plus `arguments`) with `devices` (default: one polled sensor) and
+  /// waits until it serves its bus name.
+  init(
+    _ arguments: [String] = [], devices: [UMockdevDevice] = [Accel.parent, Accel.polled],
+    bus: PrivateBus? = nil
+  ) throws {
+    self.bus = try bus ?? PrivateBus()
+    device = Accel.polled
+    testbed = try LiveTestbed(
+      devices: devices, program: [try Built.executable("orientd"), "-v"] + arguments,
+      environment: self.bus.environment)
+    let testbed = testbed
+    guard waitFor(timeout: 15, { testbed.programStderr.contains("notice: serving ") }) else {
+      throw TestFailure("orientd did not start:\n\(testbed.programStderr)")
+    }
+  }
+
+  /// Sets the emulated reading; axes that become non-zero first, so that every intermediate
+  /// state is a valid reading between the two orientations.
+  func set(_ raw: (Int, Int, Int)) throws {
+    let new = [raw.0, raw.1, raw.2]
+    let old = [current.0, current.1, current.2]
+    let axes = ["x", "y", "z"]
+    let order = (0..<3).filter { new[$0] != 0 } + (0..<3).filter { new[$0] == 0 }
+    try testbed.perform { scenario in
+      for i in order where new[i] != old[i] {
+        scenario.set(device, "in_accel_\(axes[i])_raw", "\(new[i])\n")
+      }
+    }
+    current = raw
+  }
+
+  /// Turns the emulated device to `orientation`.
+  func turn(_ orientation: Orientation) throws { try set(Accel.raw(orientation)) }
+
+  /// Whether the daemon has the sensor's raw attributes open (it samples only then).
+  var isReadingSensor: Bool { testbed.openFiles().contains { $0.contains("in_accel_") } }
+
+  /// The daemon's log.
+  var log: String { testbed.programStderr }
+
+  /// Runs a command-line client against the bus and waits for it.
+  func client(_ arguments: [String], timeout: Double = 15) throws -> (
+    status: Int32, stdout: String, stderr: String
+  ) {
+    try ChildProcess.run(
+      arguments, environment: bus.environment, outputDirectory: bus.directory.path,
+      timeout: timeout)
+  }
+
+  /// Starts a long-running client against the bus.
+  func start(_ arguments: [String]) throws -> ChildProcess {
+    try ChildProcess(
+      arguments, environment: bus.environment, outputDirectory: bus.directory.path)
+  }
+
+  /// `busctl get-property` of orientd's own interface, e.g. `s "left-up"`.
+  func property(
+    _ name: String, service: String = "org.orientd.Orientation1",
+    path: String = "/org/orientd/Orientation1"
+  ) throws -> String {
+    let result = try client([
+      "busctl", "--address=\(bus.address)", "get-property", service, path, service, name,
+    ])
+    return result.stdout.trimmingCharacters()
+  }
+}
+
+/// busctl against a private bus.
+func busctl(_ bus: PrivateBus, _ arguments: [String]) throws -> (
+  status: Int32, stdout: String, stderr: String
+) {
+  try ChildProcess.run(
+    ["busctl", "--address=\(bus.address)"] + arguments, environment: bus.environment,
+    outputDirectory: bus.directory.path)
+}
+
+/// orientd outside any testbed sensor: run in an empty umockdev testbed, so a machine with a
+/// real accelerometer gives the same result.
+func sensorlessDaemon(_ bus: PrivateBus, _ arguments: [String] = []) throws -> ChildProcess {
+  let daemon = try ChildProcess(
+    ["umockdev-run", "--", try Built.executable("orientd"), "-v"] + arguments,
+    environment: bus.environment, outputDirectory: bus.directory.path)
+  let started = waitFor(timeout: 15) {
+    daemon.standardError.contains("notice: serving ") || !daemon.isRunning
+  }
+  guard started, daemon.isRunning else {
+    throw TestFailure("orientd did not start: \(daemon.standardError)")
+  }
+  return daemon
+}
+
+extension String {
+  /// Without leading and trailing whitespace and newlines.
+  func trimmingCharacters() -> String {
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+    guard let start = firstIndex(where: { !isSpace($0) }),
+      let end = lastIndex(where: { !isSpace($0) })
+    else { return "" }
+    return String(self[start...end])
+  }
+
+  /// The lines, without empty ones.
+  var lines: [String] { split(separator: "\n").map(String.init) }
+}
