@@ -13,7 +13,8 @@ daemons it starts see the emulated device. Each daemon runs in turn, and the sam
             PropertiesChanged with the new AccelerometerOrientation, over N changes made at
             random moments (so that the phase against a polling timer is random)
   cpu       utime + stime (/proc/PID/stat) during the claimed latency run, per minute
-  memory    VmRSS (/proc/PID/status) and Pss (/proc/PID/smaps_rollup) after the claimed run
+  memory    VmRSS and RssAnon (/proc/PID/status) and Pss (/proc/PID/smaps_rollup) after the
+            claimed run
 """
 import argparse
 import os
@@ -232,7 +233,9 @@ class Bench:
                 missed += 1
         claimed = time.monotonic() - wall_before
         cpu = (self.cpu_seconds(pid) - cpu_before) * 60.0 / claimed * 1000
-        rss = int(self.status(pid)['VmRSS'].split()[0])
+        status = self.status(pid)
+        rss = int(status['VmRSS'].split()[0])
+        anon = int(status['RssAnon'].split()[0])
         pss = self.pss_kib(pid)
         self.call('ReleaseAccelerometer')
         self.stop(process)
@@ -245,6 +248,7 @@ class Bench:
             'min': latencies[0] if latencies else float('nan'),
             'max': latencies[-1] if latencies else float('nan'),
             'changes': len(latencies), 'missed': missed, 'cpu': cpu, 'rss': rss / 1024.0,
+            'anon': anon / 1024.0,
             'pss': pss / 1024.0,
         }
         print('   latency median %.0f ms, p95 %.0f ms (%d changes, %d missed); cpu %.0f ms/min; '
@@ -278,6 +282,7 @@ def main():
         ('wakeups per idle minute, unclaimed', 'idle', '%.1f'),
         ('resident memory VmRSS (MiB)', 'rss', '%.1f'),
         ('proportional memory Pss (MiB)', 'pss', '%.1f'),
+        ('  of VmRSS: anonymous, RssAnon (MiB)', 'anon', '%.1f'),
         ('start to bus name owned: median (ms)', 'start', '%.0f'),
     ]
     print('%-46s %12s %18s' % ('', 'orientd', 'iio-sensor-proxy'))
