@@ -300,12 +300,13 @@ public final class OrientDaemon {
     if held.count == 1 { armHoldTimer() }
   }
 
-  /// Answers a claim, preceded by a `PropertiesChanged` with the current state for that client
-  /// alone: a client that read the properties before claiming (GDBusProxy caches them when it
-  /// is created) may have missed a change sent before it was a claimer, and would otherwise
-  /// show a stale or undefined orientation until the next change.
-  private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimAPI) {
-    if let connection, connection.isConnected, exitStatus == nil {
+  /// Answers a claim. One answered at once is preceded by a `PropertiesChanged` with the
+  /// current state for that client alone: a client that read the properties before claiming
+  /// (GDBusProxy caches them when it is created) may have missed a change sent before it was a
+  /// claimer, and would otherwise show a stale or undefined orientation until the next change.
+  /// A held claim needs none: its client was a claimer when the first reading was published.
+  private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimAPI, held: Bool = false) {
+    if !held, let connection, connection.isConnected, exitStatus == nil {
       let (path, interface, names) =
         api == .orientd
         ? (
@@ -373,7 +374,7 @@ public final class OrientDaemon {
     holdTimer?.disarm()
     let waiting = held
     held = []
-    for (invocation, api) in waiting { answer(invocation, api) }
+    for (invocation, api) in waiting { answer(invocation, api, held: true) }
   }
 
   private func reading() throws(DBusError) -> [DBusValue] {
