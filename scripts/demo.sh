@@ -1,39 +1,148 @@
 #!/usr/bin/env bash
-# The demo, stage 1 (the orientation engine): builds, synthesises a scripted rotation through
-# all four orientations (with a 180 degree flip, and the device put down flat and picked up)
-# as a 100 Hz, 16-bit accelerometer would report it, and replays it through orientd's detector.
-# Later stages add the daemon and the camera.
+# The demo: orientd as a service. Starts a private D-Bus system bus (with the policy from
+# dbus/), runs orientd on an emulated (umockdev) accelerometer, and turns that accelerometer
+# through all four orientations and flat while `orientd --watch` and Debian's `monitor-sensor`
+# (through the iio-sensor-proxy API) show what they see.
+#
+#   sudo scripts/demo.sh          # installs Debian packages (scripts/deps.sh), builds, runs
+#
+# It is a list of stages (functions named stage_*, run in the order of STAGES): a later part of
+# the project adds its own stage function and appends it to STAGES.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "$(id -u)" -ne 0 ]; then
+  echo "demo: run as root (orientd owns its bus names as root, as installed)" >&2
+  exit 77
+fi
 
-scripts/deps.sh
-echo "==== build (debug)"
-swift build --product orientd
-swift build --product orient-bench
-bin=$(swift build --show-bin-path)
-
+STAGES=(build bus daemon turn get finish)
 work=$(mktemp -d /tmp/orientd-demo-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-trace="$work/demo.csv"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [ -n "${bus_pid:-}" ] && kill -9 "$bus_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+say() { printf '\n==== %s\n' "$*"; }
 
-echo
-echo "==== orient-bench trace demo > $trace"
-"$bin/orient-bench" trace demo > "$trace"
-echo "$(grep -vc '^[#t]' "$trace") samples; the script (ground truth):"
-grep -E "^# ([0-9]|pose)" "$trace" | sed "s/^# /  /"
+stage_build() {
+  scripts/deps.sh
+  say "build (debug): swift build --product orientd"
+  swift build --product orientd 2>&1 | tail -n 1
+  bin=$(swift build --show-bin-path)
+  orientd="$bin/orientd"
+}
 
-echo
-echo "==== orientd replay $trace   (t of the committing sample, orientation)"
-"$bin/orientd" replay "$trace"
+stage_bus() {
+  say "a private system bus with dbus/orientd.conf: only root may own the names"
+  cat > "$work/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$work/bus.sock</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+  </policy>
+  <includedir>$PWD/dbus</includedir>
+</busconfig>
+CONF
+  bus_pid=$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid)
+  export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
+  echo "DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS"
+}
 
-echo
-echo "==== orientd replay --json --tilt $trace   (tilt changes too: the flat put-down)"
-"$bin/orientd" replay --json --tilt "$trace"
+# The emulated accelerometer: an MXC4005 on I2C, polled through in_accel_{x,y,z}_raw,
+# 1 g = 1000 counts; it starts upright.
+device=/sys/devices/platform/i2c-0/i2c-MXC6655:00/iio:device0
+stage_daemon() {
+  say "orientd on an emulated accelerometer (umockdev-run), log in \$work/orientd.log"
+  cat > "$work/accel.umockdev" <<'DEV'
+P: /devices/platform/i2c-0/i2c-MXC6655:00
+E: SUBSYSTEM=i2c
+E: MODALIAS=acpi:MXC6655:
+A: modalias=acpi:MXC6655:\n
 
-echo
-echo "==== the same with a looser detector: orientd replay --set hysteresis=2 --set settle-time-slow=0.1"
-"$bin/orientd" replay --set hysteresis=2 --set settle-time-slow=0.1 "$trace"
+P: /devices/platform/i2c-0/i2c-MXC6655:00/iio:device0
+E: SUBSYSTEM=iio
+A: name=mxc4005\n
+A: in_accel_x_raw=0\n
+A: in_accel_y_raw=-1000\n
+A: in_accel_z_raw=0\n
+A: in_accel_scale=0.00980665\n
+DEV
+  umockdev-run -d "$work/accel.umockdev" -- "$orientd" -v > /dev/null 2> "$work/orientd.log" &
+  pids+=($!)
+  local runner=$! daemon=""
+  for _ in $(seq 100); do
+    daemon=$(pgrep -P "$runner" -x orientd || true)
+    if [ -n "$daemon" ] && grep -q "notice: serving" "$work/orientd.log"; then break; fi
+    sleep 0.1
+  done
+  grep "notice: serving" "$work/orientd.log" || { cat "$work/orientd.log"; exit 1; }
+  # The testbed's sysfs: the values are rewritten in place, as the kernel changes them.
+  testbed=$(tr '\0' '\n' < "/proc/$daemon/environ" | sed -n 's/^UMOCKDEV_DIR=//p')
+  sysfs="$testbed$device"
+  daemon_pid=$daemon
+  echo "orientd runs as pid $daemon_pid; nothing claimed yet, so it reads nothing:"
+  echo "  open in_accel_* files: $(open_sensor_files)"
+}
 
-echo
-echo "The full quality benchmark (orientd vs Android vs iio-sensor-proxy): see docs/benchmark.md,"
-echo "or run: swift run -c release orient-bench"
+open_sensor_files() {  # how many in_accel_* attributes orientd has open
+  { ls -l "/proc/$daemon_pid/fd" 2>/dev/null || true; } | { grep -c in_accel_ || true; }
+}
+
+set_raw() {  # x y z
+  printf '%s\n' "$1" > "$sysfs/in_accel_x_raw"
+  printf '%s\n' "$2" > "$sysfs/in_accel_y_raw"
+  printf '%s\n' "$3" > "$sysfs/in_accel_z_raw"
+}
+
+stage_turn() {
+  say "orientd --watch and monitor-sensor claim the accelerometer; the device is turned"
+  "$orientd" --watch | sed -u 's/^/  [orientd --watch]  /' &
+  pids+=($!)
+  stdbuf -oL monitor-sensor 2>&1 | sed -u 's/^/  [monitor-sensor]   /' &
+  pids+=($!)
+  sleep 1.5
+  echo "  (sampling now: $(open_sensor_files) in_accel_* files open)"
+  for step in "left-up:1000 0 0" "bottom-up:0 1000 0" "right-up:-1000 0 0" \
+    "normal:0 -1000 0" "flat on its back:0 0 -1000" "picked up again:0 -1000 0"; do
+    echo "  -> turning the device: ${step%%:*}"
+    # shellcheck disable=SC2086
+    set_raw ${step#*:}
+    sleep 1.2
+  done
+}
+
+stage_get() {
+  say "orientd --get --json (claims, answers, releases)"
+  "$orientd" --get --json
+}
+
+stage_finish() {
+  say "the watchers stop (SIGTERM): their claims go, orientd stops reading the sensor"
+  for pid in "${pids[@]:1}"; do kill "$pid" 2>/dev/null || true; done
+  pkill -TERM -f "$orientd --watch" 2>/dev/null || true
+  pkill -TERM -x monitor-sensor 2>/dev/null || true
+  sleep 1
+  echo "  open in_accel_* files: $(open_sensor_files)"
+  kill -TERM "$daemon_pid"
+  wait "${pids[0]}" 2>/dev/null || true
+  say "orientd's log"
+  sed 's/^/  /' "$work/orientd.log"
+}
+
+for stage in "${STAGES[@]}"; do "stage_$stage"; done

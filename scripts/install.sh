@@ -1,61 +1,82 @@
 #!/usr/bin/env bash
-# Builds release binaries and installs orientd, orientcam and their system files where Debian
-# expects them.
+# Builds release binaries (Swift runtime linked statically) and installs orientd, orientcam and
+# their system files where Debian expects them.
 #
-#   sudo scripts/install.sh                    # into /usr, then reloads udev/dbus/systemd
-#   DESTDIR=/tmp/stage PREFIX=/usr scripts/install.sh   # staged (packaging); nothing reloaded
+#   sudo scripts/install.sh                              # into /usr, then reloads udev/dbus/systemd
+#   DESTDIR=/tmp/stage scripts/install.sh                # staged (packaging); nothing reloaded
+#   sudo PREFIX=/usr/local scripts/install.sh            # binaries in /usr/local/bin
 #
-# PREFIX   installation prefix (default /usr); binaries go to $PREFIX/bin
-# DESTDIR  staging root prepended to every path (default empty)
-# UNITDIR  systemd system unit directory (default $PREFIX/lib/systemd/system)
-# UDEVDIR  udev directory (default $PREFIX/lib/udev)
+# PREFIX      installation prefix (default /usr); binaries go to $PREFIX/bin
+# DESTDIR     staging root prepended to every path (default empty)
+# UNITDIR     systemd system units (default $PREFIX/lib/systemd/system; systemd reads
+#             /usr/lib/... and /usr/local/lib/...)
+# UDEVDIR     udev rules directory (default /usr/lib/udev/rules.d for PREFIX=/usr, otherwise
+#             /etc/udev/rules.d: udev does not read $PREFIX/lib/udev)
+# DBUSPOLICYDIR  system bus policy (default /usr/share/dbus-1/system.d for PREFIX=/usr,
+#             otherwise /etc/dbus-1/system.d: the bus reads only those two)
+# DBUSSERVICEDIR bus activation files (default $PREFIX/share/dbus-1/system-services)
+# SKIP_BUILD  use the build already there
+# BUILD_DIR   take the binaries from this directory (default: the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${PREFIX:-/usr}
 DESTDIR=${DESTDIR:-}
+if [ "$PREFIX" = /usr ]; then
+  udev_default=/usr/lib/udev/rules.d
+  policy_default=/usr/share/dbus-1/system.d
+else
+  udev_default=/etc/udev/rules.d
+  policy_default=/etc/dbus-1/system.d
+fi
 UNITDIR=${UNITDIR:-$PREFIX/lib/systemd/system}
-UDEVDIR=${UDEVDIR:-$PREFIX/lib/udev}
-SYSCONFDIR=${SYSCONFDIR:-/etc}
+UDEVDIR=${UDEVDIR:-$udev_default}
+DBUSPOLICYDIR=${DBUSPOLICYDIR:-$policy_default}
+DBUSSERVICEDIR=${DBUSSERVICEDIR:-$PREFIX/share/dbus-1/system-services}
+DOCDIR=$PREFIX/share/doc/orientd
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   scripts/deps.sh
   # Static Swift runtime: no Swift shared libraries needed on the device, lower resident memory.
   swift build -c release --static-swift-stdlib --product orientd
-  if grep -q '"orientcam"' Package.swift; then
-    swift build -c release --static-swift-stdlib --product orientcam
-  fi
+  swift build -c release --static-swift-stdlib --product orientcam
 fi
-bin=$(swift build -c release --show-bin-path)
+bin=${BUILD_DIR:-$(swift build -c release --show-bin-path)}
+[ -x "$bin/orientd" ] || { echo "install: $bin/orientd is missing; build first" >&2; exit 66; }
 
-install -d "$DESTDIR$PREFIX/bin"
-install -m 0755 "$bin/orientd" "$DESTDIR$PREFIX/bin/orientd"
-[ -x "$bin/orientcam" ] && install -m 0755 "$bin/orientcam" "$DESTDIR$PREFIX/bin/orientcam"
+put() {  # mode source destination
+  install -D -m "$1" "$2" "$DESTDIR$3"
+  echo "  $3"
+}
+echo "installing into ${DESTDIR:-/} (PREFIX=$PREFIX):"
+put 0755 "$bin/orientd" "$PREFIX/bin/orientd"
+if [ -x "$bin/orientcam" ]; then put 0755 "$bin/orientcam" "$PREFIX/bin/orientcam"; fi
 
-install -d "$DESTDIR$PREFIX/share/dbus-1/system.d" "$DESTDIR$PREFIX/share/dbus-1/system-services" \
-  "$DESTDIR$PREFIX/share/dbus-1/interfaces"
-install -m 0644 dbus/orientd.conf "$DESTDIR$PREFIX/share/dbus-1/system.d/orientd.conf"
-sed "s|^Exec=.*|Exec=$PREFIX/bin/orientd|" dbus/org.orientd.Orientation1.service \
-  > "$DESTDIR$PREFIX/share/dbus-1/system-services/org.orientd.Orientation1.service"
+put 0644 dbus/orientd.conf "$DBUSPOLICYDIR/orientd.conf"
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+sed "s|^Exec=.*|Exec=$PREFIX/bin/orientd|" dbus/org.orientd.Orientation1.service > "$tmp"
+put 0644 "$tmp" "$DBUSSERVICEDIR/org.orientd.Orientation1.service"
 for xml in dbus/*.xml; do
-  install -m 0644 "$xml" "$DESTDIR$PREFIX/share/dbus-1/interfaces/$(basename "$xml")"
+  put 0644 "$xml" "$PREFIX/share/dbus-1/interfaces/$(basename "$xml")"
+done
+sed "s|^ExecStart=.*|ExecStart=$PREFIX/bin/orientd|" systemd/orientd.service > "$tmp"
+put 0644 "$tmp" "$UNITDIR/orientd.service"
+put 0644 udev/80-orientd.rules "$UDEVDIR/80-orientd.rules"
+for f in udev/61-sensor-local.hwdb.example docs/orientd.conf.example; do
+  put 0644 "$f" "$DOCDIR/$(basename "$f")"
 done
 
-install -d "$DESTDIR$UNITDIR"
-sed "s|^ExecStart=.*|ExecStart=$PREFIX/bin/orientd|" systemd/orientd.service \
-  > "$DESTDIR$UNITDIR/orientd.service"
-
-install -d "$DESTDIR$UDEVDIR/rules.d"
-install -m 0644 udev/80-orientd.rules "$DESTDIR$UDEVDIR/rules.d/80-orientd.rules"
-
-install -d "$DESTDIR$PREFIX/share/doc/orientd"
-for f in udev/*.example docs/orientd.conf.example; do
-  [ -f "$f" ] && install -m 0644 "$f" "$DESTDIR$PREFIX/share/doc/orientd/$(basename "$f")"
-done
-
-echo "installed into ${DESTDIR:-/}${PREFIX}"
 if [ -z "$DESTDIR" ] && [ "$(id -u)" -eq 0 ]; then
-  command -v udevadm >/dev/null && udevadm control --reload && udevadm trigger -s iio -c add || true
-  command -v systemctl >/dev/null && systemctl daemon-reload 2>/dev/null || true
-  # The system bus rereads policy files on its own (inotify); ask it anyway where it runs.
-  busctl call org.freedesktop.DBus / org.freedesktop.DBus ReloadConfig 2>/dev/null || true
+  echo "reloading udev rules, systemd units and the bus policy"
+  if command -v systemctl >/dev/null; then systemctl daemon-reload 2>/dev/null || true; fi
+  # The system bus also notices new policy files by itself (inotify).
+  busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig \
+    2>/dev/null || true
+  if command -v udevadm >/dev/null; then
+    # Re-run the rules for IIO devices: an accelerometer now pulls orientd.service in.
+    udevadm control --reload 2>/dev/null || true
+    udevadm trigger --subsystem-match=iio --action=add 2>/dev/null || true
+  fi
+  echo "done; orientd starts when an accelerometer is present (or on the first D-Bus call):"
+  echo "  systemctl status orientd; orientd --get"
 fi

@@ -77,7 +77,7 @@ public final class OrientDaemon {
   private var connection: DBusConnection?
   private var tracker: DBusClientTracker?
   private var ownedNames: [String] = []
-  private var held: [DBusMethodInvocation] = []
+  private var held: [(invocation: DBusMethodInvocation, api: ClaimAPI)] = []
   private var holdTimer: EventLoop.Timer?
   private var awaitingFirstReading = false
   private var lastGravity: (vector: Vector3, time: Double)?
@@ -293,11 +293,35 @@ public final class OrientDaemon {
     logger.debug("\(sender) claimed through \(api.rawValue); \(claims.clientCount) client(s)")
     if wasEmpty { startSampling() }
     guard awaitingFirstReading, manager.active != nil else {
-      invocation.reply()
+      answer(invocation, api)
       return
     }
-    held.append(invocation)
+    held.append((invocation, api))
     if held.count == 1 { armHoldTimer() }
+  }
+
+  /// Answers a claim. One answered at once is preceded by a `PropertiesChanged` with the
+  /// current state for that client alone: a client that read the properties before claiming
+  /// (GDBusProxy caches them when it is created) may have missed a change sent before it was a
+  /// claimer, and would otherwise show a stale or undefined orientation until the next change.
+  /// A held claim needs none: its client was a claimer when the first reading was published.
+  private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimAPI, held: Bool = false) {
+    if !held, let connection, connection.isConnected, exitStatus == nil {
+      let (path, interface, names) =
+        api == .orientd
+        ? (
+          OrientDaemon.orientdPath, OrientDaemon.orientdName,
+          ["HasAccelerometer", "Orientation", "Rotation", "Tilt"]
+        )
+        : (
+          OrientDaemon.sensorProxyPath, OrientDaemon.sensorProxyName,
+          ["HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt"]
+        )
+      if api == .orientd || servesCompatibility {
+        emit(names, path: path, interface: interface, to: [invocation.sender], on: connection)
+      }
+    }
+    invocation.reply()
   }
 
   private func release(_ sender: String, _ api: ClaimAPI) {
@@ -350,7 +374,7 @@ public final class OrientDaemon {
     holdTimer?.disarm()
     let waiting = held
     held = []
-    for invocation in waiting { invocation.reply() }
+    for (invocation, api) in waiting { answer(invocation, api, held: true) }
   }
 
   private func reading() throws(DBusError) -> [DBusValue] {

@@ -50,7 +50,7 @@ enum StateFormat {
     return "\(text).\(padded)"
   }
 
-  /// The sensor in one phrase: `iio:device0 (mxc4005, polled at 20 Hz)`.
+  /// The sensor in one phrase: `iio:device0 (mxc4005, polled at 50 Hz)`.
   static func sensor(_ sensor: [String: DBusValue]) -> String? {
     guard let device = sensor["device"]?.stringValue else { return nil }
     var details: [String] = []

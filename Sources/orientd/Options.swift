@@ -177,12 +177,7 @@ struct Options: Equatable {
       }
     }
     if help { return .help }
-    if version {
-      if let extra = given.first ?? mode?.rawValue {
-        throw UsageError("unexpected argument '\(extra)' with --version")
-      }
-      return .version
-    }
+    if version { return .version }
     let allowed: Set<String>
     switch mode {
     case nil: allowed = ["--config", "--session", "--no-compat"]
@@ -218,6 +213,8 @@ struct Options: Equatable {
       switch name {
       case "--help", "-h":
         return .help
+      case "--version":
+        return .version
       case "-v", "--verbose":
         try ArgumentCursor.noValue(name, inline)
         options.verbose = true
@@ -246,6 +243,8 @@ struct Options: Equatable {
       switch name {
       case "--help", "-h":
         return .help
+      case "--version":
+        return .version
       case "--json":
         try ArgumentCursor.noValue(name, inline)
         replay.json = true

@@ -81,6 +81,37 @@ struct ClaimTests {
     #expect(try fixture.property("HasAccelerometer") == "b true")
   }
 
+  /// A client that claims while the sensor already runs gets the current state with its
+  /// reply, even though nothing changes at that moment.
+  @Test func aLateClaimerGetsTheCurrentState() throws {
+    let fixture = try DaemonFixture()
+    let watch = try fixture.start([try Built.executable("orientd"), "--watch"])
+    try fixture.turn(.rightUp)
+    #expect(waitFor(timeout: 10) { watch.standardOutput.contains("right-up") })
+    let loop = try EventLoop()
+    let client = try DBusConnection(bus: .address(fixture.bus.address), loop: loop)
+    defer { client.close() }
+    var seen: [String: DBusValue] = [:]
+    let subscription = try client.subscribePropertiesChanged(
+      sender: "net.hadess.SensorProxy", path: try DBusObjectPath("/net/hadess/SensorProxy"),
+      interface: "net.hadess.SensorProxy"
+    ) { changed, _ in seen.merge(changed) { $1 } }
+    var answered = false
+    var order: [String] = []
+    client.call(
+      destination: "net.hadess.SensorProxy", path: try DBusObjectPath("/net/hadess/SensorProxy"),
+      interface: "net.hadess.SensorProxy", member: "ClaimAccelerometer"
+    ) { _ in
+      answered = true
+      order.append(seen.isEmpty ? "reply first" : "state, then reply")
+    }
+    try pump(loop) { answered }
+    #expect(order == ["state, then reply"])
+    #expect(seen["AccelerometerOrientation"] == .string("right-up"))
+    #expect(seen["HasAccelerometer"] == .boolean(true))
+    subscription.cancel()
+  }
+
   @Test func theFirstClaimIsAnsweredWithAFreshReading() throws {
     let fixture = try DaemonFixture()
     let orientd = try Built.executable("orientd")

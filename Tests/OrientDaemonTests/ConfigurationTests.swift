@@ -56,6 +56,14 @@ import Testing
     }
   }
 
+  /// The installed example (docs/orientd.conf.example) parses and shows the defaults.
+  @Test func theExampleFileShowsTheDefaults() throws {
+    let path = "\(Built.packageRoot)/docs/orientd.conf.example"
+    let example = try DaemonConfiguration.load(path: path)
+    #expect(example.detector == DetectorParameters())
+    #expect(example.accelerometer == AccelerometerConfiguration())
+  }
+
   @Test func loadingFromDisk() throws {
     let dir = try TemporaryDirectory("conf")
     // No --config and no /etc/orientd.conf: the defaults.

@@ -1,0 +1,65 @@
+import Glibc
+import TestSupport
+import Testing
+
+/// scripts/install.sh staged into a DESTDIR, and the systemd unit it installs.
+@Suite struct InstallTests {
+  @Test(arguments: [
+    (
+      "/usr",
+      [
+        "/usr/bin/orientd", "/usr/share/dbus-1/system.d/orientd.conf",
+        "/usr/share/dbus-1/system-services/org.orientd.Orientation1.service",
+        "/usr/share/dbus-1/interfaces/org.orientd.Orientation1.xml",
+        "/usr/share/dbus-1/interfaces/net.hadess.SensorProxy.xml",
+        "/usr/lib/systemd/system/orientd.service", "/usr/lib/udev/rules.d/80-orientd.rules",
+        "/usr/share/doc/orientd/orientd.conf.example",
+        "/usr/share/doc/orientd/61-sensor-local.hwdb.example",
+      ]
+    ),
+    (
+      "/usr/local",
+      [
+        "/usr/local/bin/orientd", "/etc/dbus-1/system.d/orientd.conf",
+        "/usr/local/share/dbus-1/system-services/org.orientd.Orientation1.service",
+        "/usr/local/lib/systemd/system/orientd.service", "/etc/udev/rules.d/80-orientd.rules",
+      ]
+    ),
+  ])
+  func stagesEveryFileWhereDebianReadsIt(prefix: String, expected: [String]) throws {
+    let stage = try TemporaryDirectory("stage")
+    let result = try ChildProcess.run(
+      ["\(Built.packageRoot)/scripts/install.sh"],
+      environment: [
+        "DESTDIR": stage.path, "PREFIX": prefix, "SKIP_BUILD": "1",
+        "BUILD_DIR": Built.productsDirectory,
+      ], outputDirectory: stage.path, timeout: 120)
+    #expect(result.status == 0, "\(result.stderr)")
+    for path in expected {
+      #expect(access(stage.path + path, F_OK) == 0, "\(path) missing:\n\(result.stdout)")
+    }
+    let unit = readFile("\(stage.path)\(prefix)/lib/systemd/system/orientd.service")
+    #expect(unit.contains("ExecStart=\(prefix)/bin/orientd\n"))
+    let activation = readFile(
+      "\(stage.path)\(prefix)/share/dbus-1/system-services/org.orientd.Orientation1.service")
+    #expect(activation.contains("Exec=\(prefix)/bin/orientd\n"))
+    #expect(activation.contains("SystemdService=orientd.service"))
+  }
+
+  /// `systemd-analyze verify` accepts the unit (pointed at the built binary).
+  @Test(.enabled(if: access("/usr/bin/systemd-analyze", X_OK) == 0, "no systemd-analyze"))
+  func theUnitVerifies() throws {
+    let dir = try TemporaryDirectory("unit")
+    let unit = readFile("\(Built.packageRoot)/systemd/orientd.service")
+    let orientd = try Built.executable("orientd")
+    let lines = unit.split(separator: "\n", omittingEmptySubsequences: false).map {
+      $0.hasPrefix("ExecStart=") ? "ExecStart=\(orientd)" : String($0)
+    }
+    try writeFile(dir.file("orientd.service"), lines.joined(separator: "\n"))
+    let verify = try ChildProcess.run(
+      ["systemd-analyze", "verify", dir.file("orientd.service")], outputDirectory: dir.path)
+    #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    #expect(!unit.contains("PrivateNetwork=yes"), "it would cut orientd off udev's hotplug events")
+    #expect(unit.contains("Type=dbus") && unit.contains("BusName=org.orientd.Orientation1"))
+  }
+}

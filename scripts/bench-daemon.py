@@ -1,0 +1,317 @@
+#!/usr/bin/python3
+"""Measures orientd and Debian's iio-sensor-proxy on the same emulated accelerometer.
+
+Run by scripts/bench-daemon.sh (which starts a private dbus-daemon with both bus policies and
+builds orientd) under umockdev-wrapper, so that this process owns one umockdev testbed and the
+daemons it starts see the emulated device. Each daemon runs in turn, and the same client code
+(this script, through net.hadess.SensorProxy, which both serve) measures:
+
+  start     time from spawning the daemon to net.hadess.SensorProxy being owned (median)
+  idle      context switches (voluntary + involuntary, /proc/PID/status) while nobody claims,
+            scaled to a minute: every wakeup is one
+  latency   time from writing the new values into the emulated sysfs files to receiving the
+            PropertiesChanged with the new AccelerometerOrientation, over N changes made at
+            random moments (so that the phase against a polling timer is random)
+  cpu       utime + stime (/proc/PID/stat) during the claimed latency run, per minute
+  memory    VmRSS and RssAnon (/proc/PID/status) and Pss (/proc/PID/smaps_rollup) after the
+            claimed run
+"""
+import argparse
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+import gi
+
+gi.require_version('UMockdev', '1.0')
+from gi.repository import Gio, GLib, UMockdev  # noqa: E402
+
+PARENT = '/devices/platform/i2c-0/i2c-MXC6655:00'
+DEVICE = PARENT + '/iio:device0'
+TESTBED = """P: %s
+E: SUBSYSTEM=i2c
+E: MODALIAS=acpi:MXC6655:
+A: modalias=acpi:MXC6655:\\n
+
+P: %s
+E: SUBSYSTEM=iio
+E: IIO_SENSOR_PROXY_TYPE=iio-poll-accel
+A: name=mxc4005\\n
+A: in_accel_x_raw=0\\n
+A: in_accel_y_raw=-1000\\n
+A: in_accel_z_raw=0\\n
+A: in_accel_scale=0.00980665\\n
+""" % (PARENT, DEVICE)
+
+# Raw counts (1 g = 1000) of a vertical display in each orientation.
+RAW = {'normal': (0, -1000, 0), 'left-up': (1000, 0, 0), 'bottom-up': (0, 1000, 0),
+       'right-up': (-1000, 0, 0)}
+CYCLE = ['left-up', 'bottom-up', 'right-up', 'normal']
+NAME = 'net.hadess.SensorProxy'
+PATH = '/net/hadess/SensorProxy'
+TICK = os.sysconf('SC_CLK_TCK')
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.testbed = UMockdev.Testbed.new()
+        self.testbed.add_from_string(TESTBED)
+        self.root = self.testbed.get_root_dir()
+        self.current = RAW['normal']
+        self.bus = Gio.DBusConnection.new_for_address_sync(
+            os.environ['DBUS_SYSTEM_BUS_ADDRESS'],
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        self.owner = None
+        self.owner_at = 0.0
+        self.orientation = None
+        self.changed_at = None
+        self.bus.signal_subscribe(
+            'org.freedesktop.DBus', 'org.freedesktop.DBus', 'NameOwnerChanged',
+            '/org/freedesktop/DBus', NAME, Gio.DBusSignalFlags.NONE, self.name_changed)
+        # No sender filter: iio-sensor-proxy 3.0 broadcasts, orientd sends to claimers only.
+        self.bus.signal_subscribe(
+            None, 'org.freedesktop.DBus.Properties', 'PropertiesChanged', PATH, NAME,
+            Gio.DBusSignalFlags.NONE, self.properties_changed)
+        self.random = random.Random(args.seed)
+
+    # -- events
+
+    def name_changed(self, _conn, _sender, _path, _iface, _member, params):
+        _name, _old, new = params.unpack()
+        self.owner = new or None
+        self.owner_at = time.monotonic()
+
+    def properties_changed(self, _conn, _sender, _path, _iface, _member, params):
+        _iface_name, changed, _invalidated = params.unpack()
+        if 'AccelerometerOrientation' in changed:
+            self.orientation = changed['AccelerometerOrientation']
+            self.changed_at = time.monotonic()
+
+    def pump(self, until=lambda: False, timeout=10.0):
+        """Runs the GLib loop until `until()` holds or `timeout` seconds pass."""
+        fired = [False]
+
+        def wake():
+            fired[0] = True
+            return False
+        source = GLib.timeout_add(max(1, int(timeout * 1000)), wake)
+        context = GLib.MainContext.default()
+        while not until() and not fired[0]:
+            context.iteration(True)
+        if not fired[0]:
+            GLib.source_remove(source)
+        return until()
+
+    # -- the emulated sensor
+
+    def write(self, axis, value):
+        # In place (same inode), as the kernel changes an attribute.
+        fd = os.open('%s/sys%s/in_accel_%s_raw' % (self.root, DEVICE, axis), os.O_WRONLY | os.O_TRUNC)
+        try:
+            os.write(fd, b'%d\n' % value)
+        finally:
+            os.close(fd)
+
+    def turn(self, name):
+        new = RAW[name]
+        # Axes that become non-zero first: every intermediate reading lies between the two.
+        order = [i for i in range(3) if new[i] != 0] + [i for i in range(3) if new[i] == 0]
+        for i in order:
+            if new[i] != self.current[i]:
+                self.write('xyz'[i], new[i])
+        self.current = new
+
+    # -- processes
+
+    def spawn(self, argv, log):
+        env = dict(os.environ)
+        env['UMOCKDEV_DIR'] = self.root
+        return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=log)
+
+    def start(self, argv, log):
+        """Starts a daemon; returns it and the seconds until it owned the name."""
+        self.owner = None
+        begin = time.monotonic()
+        process = self.spawn(argv, log)
+        if not self.pump(lambda: self.owner is not None or process.poll() is not None, 20):
+            raise SystemExit('%s did not take %s within 20 s' % (argv[0], NAME))
+        if process.poll() is not None:
+            raise SystemExit('%s exited with %s before taking %s' % (argv[0], process.returncode, NAME))
+        return process, self.owner_at - begin
+
+    def stop(self, process):
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        self.pump(lambda: self.owner is None, 5)
+
+    @staticmethod
+    def status(pid):
+        values = {}
+        for line in open('/proc/%d/status' % pid):
+            key, _, value = line.partition(':')
+            values[key] = value.strip()
+        return values
+
+    @staticmethod
+    def switches(pid):
+        s = Bench.status(pid)
+        return int(s['voluntary_ctxt_switches']) + int(s['nonvoluntary_ctxt_switches'])
+
+    @staticmethod
+    def cpu_seconds(pid):
+        stat = open('/proc/%d/stat' % pid).read()
+        fields = stat[stat.rindex(')') + 2:].split()
+        return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+
+    @staticmethod
+    def pss_kib(pid):
+        for line in open('/proc/%d/smaps_rollup' % pid):
+            if line.startswith('Pss:'):
+                return int(line.split()[1])
+        return 0
+
+    def call(self, method):
+        self.bus.call_sync(NAME, PATH, NAME, method, None, None, Gio.DBusCallFlags.NONE,
+                           10000, None)
+
+    # -- one daemon
+
+    def measure(self, label, argv):
+        log = open(os.path.join(self.args.work, label + '.log'), 'w')
+        print('== %s: %s' % (label, ' '.join(argv)), file=sys.stderr)
+        self.turn('normal')
+        starts = []
+        for _ in range(self.args.starts - 1):
+            process, seconds = self.start(argv, log)
+            starts.append(seconds)
+            self.stop(process)
+        process, seconds = self.start(argv, log)
+        starts.append(seconds)
+        pid = process.pid
+
+        # Idle, unclaimed.
+        self.pump(timeout=1.0)
+        before = self.switches(pid)
+        self.pump(timeout=self.args.idle)
+        idle = (self.switches(pid) - before) * 60.0 / self.args.idle
+        print('   idle: %.1f wakeups/min' % idle, file=sys.stderr)
+
+        # Claimed: orientation changes at random moments.
+        self.orientation = None
+        self.call('ClaimAccelerometer')
+        self.pump(lambda: self.orientation == 'normal', 3)
+        latencies = []
+        missed = 0
+        cpu_before = self.cpu_seconds(pid)
+        wall_before = time.monotonic()
+        # Pauses between changes spread evenly over 0.3 ... 1.0 s (stratified, shuffled): with a
+        # 700 ms polling timer that places the changes at evenly spread phases of its cycle, so
+        # the median does not depend on luck.
+        n = self.args.changes
+        pauses = [0.3 + 0.7 * (i + self.random.random()) / n for i in range(n)]
+        self.random.shuffle(pauses)
+        for i in range(n):
+            self.pump(timeout=pauses[i])
+            target = CYCLE[i % 4]
+            self.changed_at = None
+            written = time.monotonic()
+            self.turn(target)
+            if self.pump(lambda: self.orientation == target, 5):
+                latencies.append((self.changed_at - written) * 1000)
+            else:
+                missed += 1
+        claimed = time.monotonic() - wall_before
+        cpu = (self.cpu_seconds(pid) - cpu_before) * 60.0 / claimed * 1000
+        status = self.status(pid)
+        rss = int(status['VmRSS'].split()[0])
+        anon = int(status['RssAnon'].split()[0])
+        pss = self.pss_kib(pid)
+        self.call('ReleaseAccelerometer')
+        self.stop(process)
+        log.close()
+        latencies.sort()
+        result = {
+            'start': statistics.median(starts) * 1000, 'idle': idle,
+            'median': statistics.median(latencies) if latencies else float('nan'),
+            'p95': latencies[max(0, -(-len(latencies) * 95 // 100) - 1)] if latencies else float('nan'),
+            'min': latencies[0] if latencies else float('nan'),
+            'max': latencies[-1] if latencies else float('nan'),
+            'changes': len(latencies), 'missed': missed, 'cpu': cpu, 'rss': rss / 1024.0,
+            'anon': anon / 1024.0,
+            'pss': pss / 1024.0,
+        }
+        print('   latency median %.0f ms, p95 %.0f ms (%d changes, %d missed); cpu %.0f ms/min; '
+              'rss %.1f MiB' % (result['median'], result['p95'], len(latencies), missed, cpu,
+                               result['rss']), file=sys.stderr)
+        return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--orientd', required=True)
+    parser.add_argument('--iio-sensor-proxy', default='/usr/sbin/iio-sensor-proxy')
+    parser.add_argument('--work', required=True)
+    parser.add_argument('--changes', type=int, default=40)
+    parser.add_argument('--idle', type=float, default=20.0)
+    parser.add_argument('--starts', type=int, default=5)
+    parser.add_argument('--seed', type=int, default=1)
+    parser.add_argument('--orientd-config', help='run orientd with --config FILE (default: none)')
+    args = parser.parse_args()
+    bench = Bench(args)
+    o = bench.measure('orientd', [args.orientd] + (
+        ['--config', args.orientd_config] if args.orientd_config else []))
+    p = bench.measure('iio-sensor-proxy', [args.iio_sensor_proxy])
+
+    rows = [
+        ('latency, sysfs change to client: median (ms)', 'median', '%.0f'),
+        ('latency: p95 (ms)', 'p95', '%.0f'),
+        ('latency: min / max (ms)', None, None),
+        ('changes seen / missed', None, None),
+        ('CPU time per claimed minute (ms)', 'cpu', '%.0f'),
+        ('wakeups per idle minute, unclaimed', 'idle', '%.1f'),
+        ('resident memory VmRSS (MiB)', 'rss', '%.1f'),
+        ('proportional memory Pss (MiB)', 'pss', '%.1f'),
+        ('  of VmRSS: anonymous, RssAnon (MiB)', 'anon', '%.1f'),
+        ('start to bus name owned: median (ms)', 'start', '%.0f'),
+    ]
+    print('%-46s %12s %18s' % ('', 'orientd', 'iio-sensor-proxy'))
+    for title, key, fmt in rows:
+        if key is None and title.startswith('latency: min'):
+            a = '%.0f / %.0f' % (o['min'], o['max'])
+            b = '%.0f / %.0f' % (p['min'], p['max'])
+        elif key is None:
+            a = '%d / %d' % (o['changes'], o['missed'])
+            b = '%d / %d' % (p['changes'], p['missed'])
+        else:
+            a, b = fmt % o[key], fmt % p[key]
+        print('%-46s %12s %18s' % (title, a, b))
+    print()
+    checks = [
+        ('latency median at most 1/3 of iio-sensor-proxy\'s', o['median'] <= p['median'] / 3,
+         '%.2f' % (o['median'] / p['median'])),
+        ('latency p95 at most 1/3 of iio-sensor-proxy\'s', o['p95'] <= p['p95'] / 3,
+         '%.2f' % (o['p95'] / p['p95'])),
+        ('zero wakeups while unclaimed', o['idle'] == 0, '%.1f/min' % o['idle']),
+        ('VmRSS no higher than iio-sensor-proxy\'s', o['rss'] <= p['rss'],
+         '%.1f vs %.1f MiB' % (o['rss'], p['rss'])),
+    ]
+    failed = 0
+    for title, ok, value in checks:
+        failed += 0 if ok else 1
+        print('target: %-50s %-5s (%s)' % (title, 'met' if ok else 'MISSED', value))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == '__main__':
+    main()

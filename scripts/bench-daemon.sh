@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): orientd against Debian's iio-sensor-proxy, one after the other, on
+# the same emulated (umockdev) accelerometer and the same private bus, measured by the same
+# client through net.hadess.SensorProxy (scripts/bench-daemon.py). Prints, side by side:
+# latency from a sysfs change to the client seeing the new orientation (median, p95), CPU time
+# per claimed minute, wakeups per idle (unclaimed) minute, resident memory, and the time from
+# start to the bus name being owned; then whether orientd meets its targets (exit 1 if not).
+#
+#   sudo scripts/bench-daemon.sh [--changes 40] [--idle 20] [--starts 5] [--seed 1]
+#
+# SKIP_BUILD=1 uses the release build already there. Takes about 2.5 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" -ne 0 ]; then
+  echo "bench-daemon: run as root (both daemons own net.hadess.SensorProxy, root only)" >&2
+  exit 77
+fi
+scripts/deps.sh >/dev/null
+if [ -z "${SKIP_BUILD:-}" ]; then
+  # As installed: release, Swift runtime linked statically (no Swift shared libraries).
+  swift build -c release --static-swift-stdlib --product orientd 2>&1 | tail -n 1
+fi
+bin=$(swift build -c release --show-bin-path)
+
+work=$(mktemp -d /tmp/orientd-bench-XXXXXX)
+bus_pid=
+cleanup() {
+  [ -n "$bus_pid" ] && kill -9 "$bus_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A private system bus with orientd's policy and iio-sensor-proxy's own.
+cat > "$work/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$work/bus.sock</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+  </policy>
+  <includedir>$PWD/dbus</includedir>
+  <include ignore_missing="yes">/etc/dbus-1/system.d/net.hadess.SensorProxy.conf</include>
+</busconfig>
+CONF
+bus_pid=$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid 2>/dev/null)
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
+
+echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
+  "orientd $("$bin/orientd" --version | cut -d' ' -f2) (release, static Swift runtime)," \
+  "iio-sensor-proxy $(dpkg-query -W -f='${Version}' iio-sensor-proxy 2>/dev/null || echo '?')"
+umockdev-wrapper /usr/bin/python3 scripts/bench-daemon.py --orientd "$bin/orientd" \
+  --work "$work" "$@"
