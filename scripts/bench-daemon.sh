@@ -17,8 +17,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 scripts/deps.sh >/dev/null
 if [ -z "${SKIP_BUILD:-}" ]; then
-  # As installed: release, Swift runtime linked statically (no Swift shared libraries).
-  swift build -c release --static-swift-stdlib --product orientd 2>&1 | tail -n 1
+  # As installed (scripts/build-release.sh): release, static Swift runtime, lld with packed
+  # relocations and the function order in link/orientd.order.
+  scripts/build-release.sh orientd
 fi
 bin=$(swift build -c release --show-bin-path)
 

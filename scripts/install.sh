@@ -36,9 +36,8 @@ DOCDIR=$PREFIX/share/doc/orientd
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   scripts/deps.sh
-  # Static Swift runtime: no Swift shared libraries needed on the device, lower resident memory.
-  swift build -c release --static-swift-stdlib --product orientd
-  swift build -c release --static-swift-stdlib --product orientcam
+  # Static Swift runtime, lld with packed relocations and the daemon's function order.
+  scripts/build-release.sh orientd orientcam
 fi
 bin=${BUILD_DIR:-$(swift build -c release --show-bin-path)}
 [ -x "$bin/orientd" ] || { echo "install: $bin/orientd is missing; build first" >&2; exit 66; }

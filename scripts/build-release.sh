@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Release builds as installed: the Swift runtime linked statically (no Swift shared libraries
+# on the device), linked with lld using packed relative relocations (DT_RELR, glibc >= 2.36,
+# Debian 12) and a function order (link/orientd.order) that puts the code orientd runs next to
+# each other. Both cut the pages the daemon keeps resident: see README "Memory".
+#
+#   scripts/build-release.sh [PRODUCT...]     (default: orientd orientcam)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+products=("$@")
+[ ${#products[@]} -gt 0 ] || products=(orientd orientcam)
+for product in "${products[@]}"; do
+  flags=(-c release --static-swift-stdlib --product "$product"
+    -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+  if [ -f "link/$product.order" ]; then
+    # Symbols the order names that no longer exist are ignored (the order is a hint).
+    flags+=(-Xlinker "--symbol-ordering-file=$PWD/link/$product.order"
+      -Xlinker --no-warn-symbol-ordering)
+  fi
+  swift build "${flags[@]}" 2>&1 | grep -v 'prohibited flag(s): -D_REENTRANT' | tail -n 1
+done
