@@ -76,7 +76,8 @@ public struct RejectionCounts: Sendable, Equatable {
 ///    nearest orientation. A different orientation becomes a candidate only when theta is more
 ///    than `hysteresis` degrees past the 45 degree boundary.
 /// 5. Evidence for the candidate accumulates at 1/T per second. While the device is steady
-///    (its gravity direction turns slower than `steadyRate`), T falls from `settleTimeSlow`
+///    (its gravity direction turns slower than `steadyRate`, or two consecutive samples agree
+///    within `settledAngle`), T falls from `settleTimeSlow`
 ///    just past the band to `settleTimeFast` at `decisiveAngle` into the new sector, as
 ///    1 - x^2 of the normalised depth x; a deliberate turn (the angle leads a slower reference
 ///    filter by `turnAngle`, away from the current orientation) is decisive at once. While it
@@ -126,6 +127,7 @@ public struct OrientationDetector: Sendable {
   private let settleScale: Double
   private let settleTimeFast: Double
   private let steadyRadiansPerSecond: Double
+  private let sinSettled2: Double
 
   // State.
   private var lastTime = -Double.infinity
@@ -143,6 +145,7 @@ public struct OrientationDetector: Sendable {
   private var cachedSinSteady2 = 1.0
   /// The slower reference filter for the turn rule.
   private var reference = Vector3.zero
+  private var previousRaw = Vector3.zero
 
   /// Creates a detector in the `undefined` state.
   ///
@@ -170,6 +173,7 @@ public struct OrientationDetector: Sendable {
     settleScale = span > 0 ? 1 / span : 1
     settleTimeFast = p.settleTimeFast
     steadyRadiansPerSecond = p.steadyRate * degrees
+    sinSettled2 = square(sin(p.settledAngle * degrees))
   }
 
   /// Forgets everything but the parameters and counters: back to `undefined`.
@@ -248,6 +252,15 @@ public struct OrientationDetector: Sendable {
       let cz = x * p.y - y * p.x
       steady =
         cx * cx + cy * cy + cz * cz <= cachedSinSteady2 * m2 * (p.x * p.x + p.y * p.y + p.z * p.z)
+      if !steady {
+        // ... or settled: within settledAngle of the previous raw sample.
+        let q = previousRaw
+        let sx = y * q.z - z * q.y
+        let sy = z * q.x - x * q.z
+        let sz = x * q.y - y * q.x
+        steady =
+          sx * sx + sy * sy + sz * sz < sinSettled2 * m2 * (q.x * q.x + q.y * q.y + q.z * q.z)
+      }
       let alpha = cachedAlpha
       gravity.x += (x - gravity.x) * alpha
       gravity.y += (y - gravity.y) * alpha
@@ -258,6 +271,7 @@ public struct OrientationDetector: Sendable {
       reference.z += (z - reference.z) * beta
     }
     gravityTime = t
+    previousRaw = Vector3(x, y, z)
 
     // Tilt and flatness from the filtered vector (squared sines: no sqrt or asin needed).
     let f = gravity

@@ -37,6 +37,14 @@ public struct DetectorParameters: Sendable, Equatable {
   /// fast, or being jolted sideways, one wild sample cannot commit a change.
   public var steadyRate: Double = 200
 
+  /// A reading that has settled also counts as steady, whatever `steadyRate` says: two
+  /// consecutive raw samples within this many degrees of each other. A sensor whose value jumps
+  /// between two polls (an abrupt, complete turn) is then decided in two samples instead of
+  /// waiting for the filter to catch up, while a device still turning (its samples keep moving,
+  /// faster than this angle per sample) stays unsteady, so a quick 180 degree turn does not
+  /// commit the sideways orientation it passes through. 0 turns it off.
+  public var settledAngle: Double = 1.5
+
   /// A deliberate turn: when the in-plane angle has moved at least this many degrees away from
   /// the current orientation within about `turnTimeConstant` (the lead of the filtered angle
   /// over a slower reference filter), a steady candidate past the band settles in
@@ -96,6 +104,8 @@ public struct DetectorParameters: Sendable, Equatable {
     case settleTimeSlow = "settle-time-slow"
     /// `steadyRate`.
     case steadyRate = "steady-rate"
+    /// `settledAngle`.
+    case settledAngle = "settled-angle"
     /// `turnAngle`.
     case turnAngle = "turn-angle"
     /// `turnTimeConstant`.
@@ -123,7 +133,8 @@ public struct DetectorParameters: Sendable, Equatable {
       case .filterTimeConstant, .settleTimeFast, .settleTimeSlow, .motionHold, .gapReset,
         .turnTimeConstant:
         return "s"
-      case .hysteresis, .decisiveAngle, .turnAngle, .flatEnter, .flatLeave, .verticalLimit:
+      case .hysteresis, .decisiveAngle, .turnAngle, .flatEnter, .flatLeave, .verticalLimit,
+        .settledAngle:
         return "degrees"
       case .magnitudeTolerance, .motionThreshold: return "fraction of g"
       case .steadyRate: return "degrees/s"
@@ -140,6 +151,7 @@ public struct DetectorParameters: Sendable, Equatable {
       case .settleTimeFast: return 0...5
       case .settleTimeSlow: return 0...10
       case .steadyRate: return 1...10000
+      case .settledAngle: return 0...10
       case .turnAngle: return 1...90
       case .turnTimeConstant: return 0...5
       case .flatEnter: return 10...89
@@ -162,6 +174,7 @@ public struct DetectorParameters: Sendable, Equatable {
       case .settleTimeFast: return "hold time for a decisive change"
       case .settleTimeSlow: return "hold time for a marginal change"
       case .steadyRate: return "fastest turn still counted as steady"
+      case .settledAngle: return "consecutive samples this close count as steady (0 = off)"
       case .turnAngle: return "recent turn that makes a change decisive (90 = off)"
       case .turnTimeConstant: return "reference filter for turn-angle"
       case .flatEnter: return "tilt from vertical at which the display is flat"
@@ -186,6 +199,7 @@ public struct DetectorParameters: Sendable, Equatable {
       case .settleTimeFast: return settleTimeFast
       case .settleTimeSlow: return settleTimeSlow
       case .steadyRate: return steadyRate
+      case .settledAngle: return settledAngle
       case .turnAngle: return turnAngle
       case .turnTimeConstant: return turnTimeConstant
       case .flatEnter: return flatEnter
@@ -206,6 +220,7 @@ public struct DetectorParameters: Sendable, Equatable {
       case .settleTimeFast: settleTimeFast = newValue
       case .settleTimeSlow: settleTimeSlow = newValue
       case .steadyRate: steadyRate = newValue
+      case .settledAngle: settledAngle = newValue
       case .turnAngle: turnAngle = newValue
       case .turnTimeConstant: turnTimeConstant = newValue
       case .flatEnter: flatEnter = newValue

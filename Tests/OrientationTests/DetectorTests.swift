@@ -97,6 +97,42 @@ func changes(
     #expect(orientations == direct || orientations == viaBottom, "\(orientations)")
   }
 
+  @Test(arguments: [12.5, 25.0, 50.0, 100.0])
+  func anAbruptCompleteTurnCommitsWithoutWaitingForTheFilter(rate: Double) throws {
+    // A polled sensor whose reading jumps between two polls: once two samples agree, the
+    // reading has settled and the change is decisive, without waiting for the filter.
+    var detector = OrientationDetector()
+    var time = 0.0
+    for _ in 0..<Int(rate) {
+      time += 1 / rate
+      _ = detector.process(Sample(time: time, acceleration: gravity(angle: 0)))
+    }
+    let stepTime = time + 1 / rate
+    var committed: Double?
+    for _ in 0..<Int(rate) where committed == nil {
+      time += 1 / rate
+      if let update = detector.process(Sample(time: time, acceleration: gravity(angle: 90))),
+        update.orientationChanged
+      {
+        #expect(update.orientation == .leftUp)
+        committed = update.time
+      }
+    }
+    let at = try #require(committed)
+    // Two agreeing samples, and at least settle-time-fast (40 ms) of evidence.
+    let bound = max(2.5 / rate, DetectorParameters().settleTimeFast + 2.5 / rate)
+    #expect(at - stepTime <= bound, "committed \(at - stepTime) s after the step")
+  }
+
+  @Test(arguments: [25.0, 100.0])
+  func aQuickHalfTurnDoesNotStopAtTheSidewaysOrientationItPasses(rate: Double) {
+    var line = Timeline(rate: rate)
+    line.hold(1, angle: 90, tilt: 10)
+    line.move(0.35, from: (90, 10), to: (270, 10))
+    line.hold(1.5, angle: 270, tilt: 10)
+    #expect(changes(line.samples).map(\.orientation) == [.leftUp, .rightUp])
+  }
+
   @Test func hysteresisHoldsJustPastTheBoundaryAndSwitchesBeyondTheBand() {
     let band = DetectorParameters().hysteresis
     for (offset, switches) in [(3.0, false), (band - 2, false), (band + 3, true)] {
