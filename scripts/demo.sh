@@ -2,9 +2,13 @@
 # The demo: orientd as a service. Starts a private D-Bus system bus (with the policy from
 # dbus/), runs orientd on an emulated (umockdev) accelerometer, and turns that accelerometer
 # through all four orientations and flat while `orientd --watch` and Debian's `monitor-sensor`
-# (through the iio-sensor-proxy API) show what they see.
+# (through the iio-sensor-proxy API) show what they see; at the same time an `orientcam
+# session` of the test pattern follows `orientd --watch --json` and takes a photo in each
+# orientation, written upright, with the overlay rendered for each orientation.
 #
 #   sudo scripts/demo.sh          # installs Debian packages (scripts/deps.sh), builds, runs
+#
+# Photos and overlays go to $DEMO_OUT (default ./demo-output), which the demo names at the end.
 #
 # It is a list of stages (functions named stage_*, run in the order of STAGES): a later part of
 # the project adds its own stage function and appends it to STAGES.
@@ -15,7 +19,8 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 77
 fi
 
-STAGES=(build bus daemon turn get finish)
+STAGES=(build bus daemon camera turn get finish camera_results)
+out=${DEMO_OUT:-$PWD/demo-output}
 work=$(mktemp -d /tmp/orientd-demo-XXXXXX)
 pids=()
 cleanup() {
@@ -28,10 +33,12 @@ say() { printf '\n==== %s\n' "$*"; }
 
 stage_build() {
   scripts/deps.sh
-  say "build (debug): swift build --product orientd"
+  say "build (debug): swift build --product orientd --product orientcam"
   swift build --product orientd 2>&1 | tail -n 1
+  swift build --product orientcam 2>&1 | grep -v 'prohibited flag' | tail -n 1
   bin=$(swift build --show-bin-path)
   orientd="$bin/orientd"
+  export ORIENTCAM="$bin/orientcam"
 }
 
 stage_bus() {
@@ -125,6 +132,27 @@ stage_turn() {
     set_raw ${step#*:}
     sleep 1.2
   done
+}
+
+stage_camera() {
+  say "orientcam session follows orientd --watch --json: a photo in each new orientation"
+  rm -rf "$out"
+  mkdir -p "$out"
+  mkfifo "$work/watch.fifo"
+  "$orientd" --watch --json > "$work/watch.fifo" &
+  pids+=($!)
+  scripts/demo-session.sh "$out" --watch "$work/watch.fifo" --timeout 40 \
+    > "$work/session.log" 2>&1 &
+  session_runner=$!
+}
+
+stage_camera_results() {
+  say "the camera session"
+  wait "$session_runner" || { cat "$work/session.log"; exit 1; }
+  sed 's/^/  /' "$work/session.log"
+  echo
+  echo "Photos (upright, EXIF Orientation 1) and overlay renders are in: $out"
+  ls -1 "$out" | sed 's/^/  /'
 }
 
 stage_get() {
