@@ -48,6 +48,16 @@ first_line() {
   FIRST_LINE=
   [ -r "$1" ] && IFS= read -r FIRST_LINE <"$1" 2>/dev/null
 }
+# has_line FILE PATTERN: FILE has a line matching the glob PATTERN (the whole line).
+has_line() {
+  local line
+  [ -r "$1" ] || return 1
+  while IFS= read -r line; do
+    # shellcheck disable=SC2053 # a glob on purpose
+    [[ $line == $2 ]] && return 0
+  done <"$1"
+  return 1
+}
 # last_line_with FILE TEXT: LAST_LINE is the last line of FILE containing TEXT.
 last_line_with() {
   local line
@@ -560,15 +570,20 @@ orientd_sensor() {
 }
 # sensor_has KEY VALUE: the last orientd_sensor has the string KEY = VALUE.
 sensor_has() { [[ $SENSOR == *"\"$1\" s \"$2\""* ]]; }
-# orientd_open_files: what the daemon holds open (/proc/PID/fd targets), in OPEN_FILES.
+# orientd_open_files: what the daemon holds open, in OPEN_FILES ("ls -l /proc/PID/fd").
 orientd_open_files() {
   pid_of orientd
-  OPEN_FILES=$(ls -l "/proc/$PID/fd" 2>&1 | sed -n 's/.* -> //p')
+  OPEN_FILES=$(ls -l "/proc/$PID/fd" 2>&1)
 }
-# orientd_holds_iio: the daemon has an IIO device node or attribute open.
+# orientd_holds FILE: the daemon has FILE open.
+orientd_holds() {
+  orientd_open_files
+  [[ $OPEN_FILES == *" -> $1"$'\n'* || $OPEN_FILES == *" -> $1" ]]
+}
+# orientd_holds_iio: the daemon has an IIO device node or an IIO device's attribute open.
 orientd_holds_iio() {
   orientd_open_files
-  grep -qE '^/dev/iio:|^/sys/.*iio:device' <<<"$OPEN_FILES"
+  [[ $OPEN_FILES == *" -> /dev/iio:"* || $OPEN_FILES =~ " -> /sys/"[^$'\n']*"/iio:device" ]]
 }
 orientd_no_accel() { orientd_prop HasAccelerometer | grep -q 'boolean false'; }
 # watch_start: orientd --watch --json, each line stamped on arrival, in $RUNDIR/watch.lines.

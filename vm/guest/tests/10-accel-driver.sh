@@ -23,7 +23,7 @@ for t in /sys/bus/iio/devices/trigger*; do
 done
 check "the driver registered its trigger accel_3d-dev$number" test -n "$trigger"
 check "the buffer character device /dev/$IIO_NAME exists" test -c "/dev/$IIO_NAME"
-check "the buffer is off while nobody reads" grep -qx 0 "$IIO_DEV/buffer/enable"
+check "the buffer is off while nobody reads" buffer_off
 scale=$(cat "$IIO_DEV/in_accel_scale")
 check "in_accel_scale is 9.80665e-3 m/s^2 per count (unit exponent -3), got $scale" \
   awk -v s="$scale" 'BEGIN { exit !(s > 0.0098066 && s < 0.0098067) }'

@@ -14,11 +14,11 @@ v4l2-ctl -d "$VIDEO" --list-ctrls >"$TOUT/controls.txt" 2>&1
 v4l2-ctl -d "$VIDEO" --list-formats-ext >"$TOUT/formats.txt" 2>&1
 formats=$(sed -n "s/.*\[[0-9]*\]: '\([A-Z0-9 ]*\)'.*/\1/p" "$TOUT/formats.txt" | tr -d ' ' | tr '\n' ' ')
 log "formats: $formats"
-check "vivid offers YUYV" grep -q "'YUYV'" "$TOUT/formats.txt"
-check "vivid offers NV12" grep -q "'NV12'" "$TOUT/formats.txt"
-check "640x480 is one of its sizes" grep -q 'Size: Discrete 640x480' "$TOUT/formats.txt"
+check "vivid offers YUYV" has_line "$TOUT/formats.txt" "*'YUYV'*"
+check "vivid offers NV12" has_line "$TOUT/formats.txt" "*'NV12'*"
+check "640x480 is one of its sizes" has_line "$TOUT/formats.txt" '*Size: Discrete 640x480*'
 check "the frame fills 60% of the height (fill_percentage_of_frame)" \
-  grep -q 'fill_percentage_of_frame.*value=60' "$TOUT/controls.txt"
+  has_line "$TOUT/controls.txt" '*fill_percentage_of_frame*value=60*'
 
 for format in YUYV NV12; do
   check "mmap streaming captures a 640x480 $format frame of the right size" \

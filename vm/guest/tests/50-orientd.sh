@@ -44,11 +44,11 @@ require "orientd found the accelerometer (HasAccelerometer)" \
   wait_for 20 "HasAccelerometer true" orientd_has_accel
 udevadm info -q property -p "$IIO_DEV" >"$TOUT/udev-properties.txt"
 check "udev: the test hwdb's ACCEL_MOUNT_MATRIX" \
-  grep -qx "ACCEL_MOUNT_MATRIX=$HWDB_MATRIX" "$TOUT/udev-properties.txt"
+  has_line "$TOUT/udev-properties.txt" "ACCEL_MOUNT_MATRIX=$HWDB_MATRIX"
 check "udev: the project's 80-orientd.rules tagged it (ORIENTD_ACCEL=buffer poll)" \
-  grep -qx 'ORIENTD_ACCEL=buffer poll' "$TOUT/udev-properties.txt"
+  has_line "$TOUT/udev-properties.txt" 'ORIENTD_ACCEL=buffer poll'
 check "udev: and asks systemd for orientd.service" \
-  grep -q '^SYSTEMD_WANTS=.*orientd.service' "$TOUT/udev-properties.txt"
+  has_line "$TOUT/udev-properties.txt" 'SYSTEMD_WANTS=*orientd.service*'
 "$BIN/orientd" --list-sensors --json >"$TOUT/list-sensors.json" 2>"$TOUT/list-sensors.err"
 check "orientd --list-sensors --json exits 0" test $? -eq 0
 log "orientd --list-sensors --json: $(<"$TOUT/list-sensors.json")"
@@ -64,11 +64,20 @@ check "  and the driver's trigger accel_3d-dev${IIO_NAME#iio:device}" \
 # Whatever the start-up did (reading attributes; a first reading is allowed) ends by itself.
 check "the sensor is idle" wait_for 15 "the sensor to be idle" accel_idle
 idle_window 1 "with no client"
+# hid-sensor-accel-3d attaches its own trigger when it probes; detached (as a tool may leave it),
+# orientd has to find the device's trigger itself, attach it, and detach it again afterwards.
+echo >"$IIO_DEV/trigger/current_trigger"
 watch_start
 check "a watching client gets an answer" wait_for 20 "the first line" watch_reports normal
 check "sampling runs while it watches" wait_for 10 "the buffer" buffer_on
+first_line "$IIO_DEV/trigger/current_trigger"
+check "orientd attached the device's trigger accel_3d-dev${IIO_NAME#iio:device} (current: '$FIRST_LINE')" \
+  test "$FIRST_LINE" = "accel_3d-dev${IIO_NAME#iio:device}"
 stop watch
 check "the buffer is disabled after the client left" wait_for 15 "the buffer off" buffer_off
+first_line "$IIO_DEV/trigger/current_trigger"
+check "and the trigger detached again, as orientd found it (current: '$FIRST_LINE')" \
+  test -z "$FIRST_LINE"
 check "and the sensor is idle again" wait_for 15 "the sensor to be idle" accel_idle
 idle_window 1 "after the release"
 
@@ -84,7 +93,12 @@ orientd_sensor
 log "Sensor property: $SENSOR"
 check "the Sensor property says mode buffered" sensor_has mode buffered
 check "and the matrix from udev" sensor_has mount-matrix-source "udev ACCEL_MOUNT_MATRIX"
-check "orientd reads /dev/$IIO_NAME" eval 'orientd_open_files; grep -qx "/dev/$IIO_NAME" <<<"$OPEN_FILES"'
+# The rate orientd asked for reached the sensor: the driver turned in_accel_sampling_frequency
+# into the HID report interval (ms) it set on the device.
+rate=$(sed -n 's/.*"rate" d \([0-9.]*\).*/\1/p' <<<"$SENSOR")
+check "the driver set the sensor's report interval to 1/${rate:-?} Hz ($(accel_get interval_ms) ms)" \
+  eval '[ -n "$rate" ] && accel_is interval_ms "$(awk -v r="$rate" '"'"'BEGIN { printf "%d", 1000 / r }'"'"')"'
+check "orientd reads /dev/$IIO_NAME" orientd_holds "/dev/$IIO_NAME"
 polled=$(accel_get polled_reads) sent=$(accel_get reports_sent)
 for orientation in left-up bottom-up right-up normal; do
   accel orient "$orientation"
@@ -100,9 +114,9 @@ check "and no _raw attribute was read (polled reads $polled -> $(accel_get polle
   accel_is polled_reads "$polled"
 out=$("$BIN/orientd" --get --json 2>&1)
 log "orientd --get --json: $out (the sensor's frame: $(accel_get vector))"
-check "orientd --get --json answers normal" grep -Eq '"orientation":"normal"' <<<"$out"
+check "orientd --get --json answers normal" eval '[[ $out == *\"orientation\":\"normal\"* ]]'
 check "with gravity in the display frame, (0, -g, 0), not the sensor's" \
-  grep -Eq '"gravity":\[-?0\.[0-9]+,-9\.[0-9]+,-?0\.[0-9]+\]' <<<"$out"
+  eval '[[ $out =~ \"gravity\":\[-?0\.[0-9]+,-9\.[0-9]+,-?0\.[0-9]+\] ]]'
 cut -f2 "$WATCH_LINES" >"$TOUT/watch.jsonl"
 check "every --watch line is one JSON object" "${PY[@]}" -c '
 import json, sys
@@ -116,7 +130,7 @@ old=$IIO_NAME
 accel unplug
 check "the IIO device is gone" wait_for 10 "$old to go" iio_gone
 check "--watch reports undefined without a sensor" wait_for 15 "undefined" watch_reports undefined
-check "with has_accelerometer false" grep -q '"has_accelerometer":false' <<<"$LAST_LINE"
+check "with has_accelerometer false" eval '[[ $LAST_LINE == *\"has_accelerometer\":false* ]]'
 check "HasAccelerometer is false" wait_for 10 "HasAccelerometer false" orientd_no_accel
 accel orient bottom-up
 accel plug timestamps

@@ -34,5 +34,6 @@ done
   --bars "${photos[@]}" >"$TOUT/upright.txt" 2>&1
 cat "$TOUT/upright.txt"
 upright_results "$TOUT/upright.txt"
-check "all $((${#photos[@]} + 1)) pictures were checked" test "$(wc -l <"$TOUT/upright.txt")" -eq $((${#photos[@]} + 1))
+mapfile -t checked <"$TOUT/upright.txt"
+check "all $((${#photos[@]} + 1)) pictures were checked" test ${#checked[@]} -eq $((${#photos[@]} + 1))
 finish
