@@ -292,28 +292,26 @@ need_product() {
 # The hwdb entry the tests give the emulated accelerometer (vm/guest/fixtures/61-orientd-vm.hwdb).
 HWDB_MATRIX='0, 1, 0; -1, 0, 0; 0, 0, 1'
 # udev_start: systemd-udevd for the whole guest, started once. /etc/udev is read-only (the host's
-# root): a tmpfs goes over it with a copy of its content, the project's udev/*.rules, the test
-# hwdb entry, and hwdb.bin compiled from the host's hwdb sources plus that entry (vm/run.sh runs
-# systemd-hwdb update on the host: several seconds faster than here). /etc/udev/hwdb.bin takes
-# precedence over the distribution's /lib/udev/hwdb.bin.
+# root): a tmpfs copy of it, plus the project's udev/*.rules and hwdb.bin compiled from the host's
+# hwdb sources and the test entry (vm/run.sh runs systemd-hwdb update on the host: several seconds
+# faster than here; bound in from the data share rather than copied, 13 MB), is bound over it.
+# /etc/udev/hwdb.bin takes precedence over the distribution's /lib/udev/hwdb.bin.
 udev_start() {
   [ -e $VM/udevd.started ] && return 0
-  local copy=$VM/etc-udev rules
-  mkdir -p "$copy"
-  cp -a /etc/udev/. "$copy/"
-  mount -t tmpfs -o mode=755 etc-udev /etc/udev
-  cp -a "$copy/." /etc/udev/
-  mkdir -p /etc/udev/rules.d /etc/udev/hwdb.d
+  local etc=$VM/etc-udev rules
+  mkdir -p "$etc" /run/udev
+  cp -a /etc/udev/. "$etc/" || return 1
+  [ -d "$etc/rules.d" ] || mkdir "$etc/rules.d"
   for rules in "$PROJECT"/udev/*.rules; do
     [ -e "$rules" ] || continue
-    cp "$rules" /etc/udev/rules.d/
     log "udev: project rules ${rules#"$PROJECT"/}"
   done
-  cp "$GUEST"/fixtures/*.hwdb /etc/udev/hwdb.d/
-  cp $VM/data/hwdb.bin /etc/udev/hwdb.bin
-  mkdir -p /run/udev
+  cp "$PROJECT"/udev/*.rules "$etc/rules.d/" || return 1
+  : >"$etc/hwdb.bin"
+  mount --bind $VM/data/hwdb.bin "$etc/hwdb.bin" || return 1
+  mount --rbind "$etc" /etc/udev || return 1
   /lib/systemd/systemd-udevd --daemon || return 1
-  wait_for 20 "udevd control socket" udevadm control --ping || return 1
+  wait_for 20 "udevd's control socket" test -S /run/udev/control || return 1
   touch $VM/udevd.started
 }
 

@@ -14,7 +14,7 @@ other than 1 (so that viewers do not turn it again).
 
 FRAME is the camera's frame as captured independently (v4l2-ctl), raw YUYV or NV12 by its
 extension (.yuyv, .nv12; size WxH) or a JPEG. PHOTO is a JPEG (decoded with djpeg) or a raw frame
-(.yuyv/.nv12, the reference's size). The comparison samples the frame on a 16x12 grid of 5x5
+(.yuyv/.nv12, the reference's size). The comparison samples the frame on a 12x9 grid of 3x3
 blocks and the photo at the same points carried through each of the eight transforms; the error
 is the mean absolute RGB difference (0-255).
 
@@ -35,8 +35,8 @@ BARS = ['white', 'yellow', 'cyan', 'green', 'magenta', 'red', 'blue', 'black']
 LIT = {(1, 1, 1): 'white', (1, 1, 0): 'yellow', (0, 1, 1): 'cyan', (0, 1, 0): 'green',
        (1, 0, 1): 'magenta', (1, 0, 0): 'red', (0, 0, 1): 'blue', (0, 0, 0): 'black'}
 FILL = 0.6  # fill_percentage_of_frame / 100
-GRID = (16, 12)
-RADIUS = 2
+GRID = (12, 9)
+RADIUS = 1
 # The eight transforms: name -> (swaps width and height, where source (x, y) lands in a W x H
 # frame's photo). Clockwise turns, and the same after mirroring left-right.
 TRANSFORMS = {
