@@ -16,7 +16,8 @@
 #                         watches): undefined and HasAccelerometer false; it comes back as a
 #                         hub whose reports carry its own clock (HID Timestamp usage, which the
 #                         driver puts into the scans instead of the kernel's time): the new IIO
-#                         device is used without a restart, and released when the client goes.
+#                         device is used without a restart, and released when the client goes;
+#                         replaced again while no client watches, the next one (--get) reads it.
 # parts: orientd-idle orientd-orientations orientd-hotplug
 # timeout: 180
 # shellcheck source=vm/guest/lib.sh
@@ -149,4 +150,15 @@ stop watch
 check "the new device's buffer is off after the client left" wait_for 15 "the buffer off" buffer_off
 check "and orientd holds none of its files" wait_for 10 "orientd to close it" not orientd_holds_iio
 cut -f2 "$WATCH_LINES" >"$TOUT/watch-hotplug.jsonl"
+# Replaced while nobody watches (a hub re-probed after a resume): the next client gets the new one.
+accel unplug
+check "unplugged with no client: HasAccelerometer false" wait_for 10 "HasAccelerometer false" orientd_no_accel
+accel orient right-up
+accel plug plain
+check "plugged back: HasAccelerometer true" wait_for 20 "HasAccelerometer true" orientd_has_accel
+check "  and nothing is sampled" buffer_off
+out=$("$BIN/orientd" --get --json 2>&1)
+log "orientd --get --json: $out"
+check "orientd --get --json reads the new device: right-up" \
+  eval '[[ $out == *\"orientation\":\"right-up\"* ]]'
 finish
