@@ -298,15 +298,16 @@ HWDB_MATRIX='0, 1, 0; -1, 0, 0; 0, 0, 1'
 # /etc/udev/hwdb.bin takes precedence over the distribution's /lib/udev/hwdb.bin.
 udev_start() {
   [ -e $VM/udevd.started ] && return 0
-  local etc=$VM/etc-udev rules
+  local etc=$VM/etc-udev rules project_rules=()
   mkdir -p "$etc" /run/udev
   cp -a /etc/udev/. "$etc/" || return 1
   [ -d "$etc/rules.d" ] || mkdir "$etc/rules.d"
   for rules in "$PROJECT"/udev/*.rules; do
     [ -e "$rules" ] || continue
     log "udev: project rules ${rules#"$PROJECT"/}"
+    project_rules+=("$rules")
   done
-  cp "$PROJECT"/udev/*.rules "$etc/rules.d/" || return 1
+  [ ${#project_rules[@]} -eq 0 ] || cp "${project_rules[@]}" "$etc/rules.d/" || return 1
   : >"$etc/hwdb.bin"
   mount --bind $VM/data/hwdb.bin "$etc/hwdb.bin" || return 1
   mount --rbind "$etc" /etc/udev || return 1
