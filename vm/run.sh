@@ -29,11 +29,12 @@
 #   ORIENTD_VM_MEM      guest memory in MiB (default 768)     ORIENTD_VM_SMP  vCPUs (default 2)
 #   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default 540)
 #   ORIENTD_VM_QEMU     the QEMU binary (default qemu-system-x86_64)
-#   CI=true             never skip: a QEMU that cannot run is a failure.
+#   CI=true             never skip: a QEMU that cannot run is a failure, and so is a product check
+#                       that would be skipped (the test command builds the products first).
 #
-# Exit codes: 0 all guest tests passed or were skipped for a missing product; 1 a guest test
-# failed, the guest did not finish, or the VM could not be prepared; 64 usage; 77 QEMU cannot run
-# on this machine (never under CI=true).
+# Exit codes: 0 all guest tests passed or were skipped for a missing product (not under CI=true);
+# 1 a guest test failed, the guest did not finish, or the VM could not be prepared; 64 usage;
+# 77 QEMU cannot run on this machine (never under CI=true).
 set -euo pipefail
 trap 'echo "vm/run.sh: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
 
@@ -357,6 +358,11 @@ for script in "${selected[@]}"; do
   done
 done
 grep -q ' FAIL ' "$results" 2>/dev/null && failed=1
+# The guest already fails a product check it would skip under CI; this catches any other skip.
+if $ci && grep -q ' SKIP ' "$results" 2>/dev/null; then
+  say "FAIL: CI=true and guest tests were skipped"
+  failed=1
+fi
 if [ ! -f "$out/exit-code" ]; then
   say "FAIL: the guest wrote no exit code; see $out/console.log"
   failed=1

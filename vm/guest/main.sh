@@ -20,10 +20,20 @@ for name in $VM_TESTS; do
   file=$(echo "$GUEST"/tests/[0-9][0-9]-"$name".sh)
   dir=$OUT/$name
   mkdir -p "$dir"
-  limit=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$file" | head -1)
+  # The header's "# timeout: SECONDS" and "# parts: A B C" lines (read without forking).
+  limit= parts=
+  while IFS= read -r line; do
+    case $line in
+      "# timeout:"*) [ -n "$limit" ] || limit=${line#"# timeout:"} ;;
+      "# parts:"*) [ -n "$parts" ] || parts=${line#"# parts:"} ;;
+      [!#]*) break ;;
+    esac
+  done <"$file"
+  limit=${limit// /}
   limit=${limit:-90}
   now_cs
   t0=$NOW_CS
+  log "start $name (limit ${limit}s)" >>"$OUT/runner/log.txt"
   VM_TEST=$name VM_TEST_OUT=$dir timeout -k 5 "$limit" bash "$file" >"$dir/log.txt" 2>&1 </dev/null
   rc=$?
   now_cs
@@ -51,8 +61,8 @@ for name in $VM_TESTS; do
   for f in "$VM/work/$name"/pids/*.pid; do
     [ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
   done
+  log "end $name: exit $rc" >>"$OUT/runner/log.txt"
   # A script with "# parts: A B C" reports each part as its own test (see part in lib.sh).
-  parts=$(sed -n 's/^# parts: *//p' "$file" | head -1)
   lines=()
   if [ -z "$parts" ]; then
     lines+=("$name $result $secs $note")

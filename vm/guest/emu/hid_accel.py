@@ -19,12 +19,20 @@ Control: one command per line written to the --control FIFO:
                     sensor's frame with the inverse of --mount-matrix, the matrix the system is
                     told (hwdb) the sensor is mounted with
   unplug            destroy the HID device (UHID_DESTROY), as if the sensor hub went away
-  plug              create it again
+  plug [timestamps|plain]
+                    create it again (with or without the Timestamp field in its input reports;
+                    default: as before)
   quit              destroy the device and exit
 State and counters are written to --status as KEY=VALUE lines after every change (atomically):
-present, opened, streaming, power_state, reporting_state, interval_ms, reports_sent, polled_reads,
-feature_gets, feature_sets, commands (number of commands handled), vector, changed_at (guest
-CLOCK_MONOTONIC seconds of the last physical change), creates.
+present, opened, opens (how many times the driver opened the device: each power-up), streaming,
+power_state, reporting_state, interval_ms, reports_sent, polled_reads, feature_gets, feature_sets,
+commands (number of commands handled), vector, changed_at (guest CLOCK_MONOTONIC seconds of the
+last physical change), creates, timestamps.
+
+With --timestamps (or "plug timestamps") the input report also carries a 64-bit Timestamp field
+(HID usage 0x200529, microseconds of the hub's clock, which follows the host's CLOCK_BOOTTIME as
+Intel ISH hubs' does); hid-sensor-accel-3d then stamps the IIO scans with it (converted to
+nanoseconds) instead of the clock current_timestamp_clock selects.
 """
 
 import argparse
@@ -56,6 +64,7 @@ POWER_STATE, POWER_SELECTORS = 0x0319, 0x0850  # undefined, D0 full power, D1, D
 REPORT_INTERVAL = 0x030E
 ACCELERATION, CHANGE_SENSITIVITY_ABS = 0x0452, 0x1000
 ACCEL_X, ACCEL_Y, ACCEL_Z = 0x0453, 0x0454, 0x0455
+TIMESTAMP = 0x0529  # Data Field: Timestamp (HID_USAGE_SENSOR_TIME_TIMESTAMP)
 
 FEATURE_ID, INPUT_ID = 1, 2
 UNIT_EXPONENT = -3  # raw 1000 is 1 g: the driver's scale for "no unit" is 9.80665 x 10^exponent
@@ -108,12 +117,13 @@ class Descriptor:
 
     def value(self, usage, bits, main, signed=False, exponent=0):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << (bits - 1)) - 1)
-        self.usage(usage).logical(lo, hi, 4 if bits == 32 else 2)
+        hi = min(hi, 0x7FFFFFFF)  # logical items hold at most 32 bits; a 64-bit field stays wider
+        self.usage(usage).logical(lo, hi, 4 if bits >= 32 else 2)
         self.report_size(bits).report_count(1).unit_exponent(exponent)
         return main(0x02)  # Data, Variable, Absolute
 
 
-def report_descriptor():
+def report_descriptor(timestamps=False):
     d = Descriptor()
     d.usage_page(SENSORS_PAGE).item(0x0, 2, ACCELEROMETER_3D, 1).collection(0x00)  # Physical
     # Feature report: the properties hid-sensor-hub and hid-sensor-accel-3d look up.
@@ -130,12 +140,17 @@ def report_descriptor():
     d.selector(SENSOR_EVENT, EVENT_SELECTORS, 6, d.input)
     for axis in (ACCEL_X, ACCEL_Y, ACCEL_Z):
         d.value(axis, 32, d.input, signed=True, exponent=UNIT_EXPONENT)
+    if timestamps:
+        # The hub's clock in microseconds (no unit item: seconds, exponent -6), which
+        # hid-sensor-accel-3d stamps the scan with instead of the kernel's clock.
+        d.value(TIMESTAMP, 64, d.input, exponent=-6)
     d.end_collection()
     return bytes(d.data)
 
 
 FEATURE_FORMAT = '<BBBBBIH'  # id, connection, reporting, power, state, interval ms, sensitivity
 INPUT_FORMAT = '<BBBiii'  # id, state, event, x, y, z
+TIMESTAMP_FORMAT = '<q'  # appended with --timestamps: the hub's clock in microseconds
 
 # Gravity in the display frame for each orientation (Linux IIO convention, as systemd's
 # 60-sensor.hwdb and iio-sensor-proxy use it): upright "normal" reads (0, -g, 0).
@@ -170,7 +185,8 @@ class Accelerometer:
         self.logf = open(args.log, 'a', buffering=1) if args.log else sys.stderr
         self.fd = None
         self.counters = dict(reports_sent=0, polled_reads=0, feature_gets=0, feature_sets=0,
-                             commands=0, creates=0)
+                             commands=0, creates=0, opens=0)
+        self.timestamps = args.timestamps
         self.opened = False
         self.vector = (0.0, -STANDARD_GRAVITY, 0.0)
         self.changed_at = time.monotonic()
@@ -187,11 +203,13 @@ class Accelerometer:
         event = struct.pack('<I', kind) + payload
         os.write(self.fd, event + bytes(UHID_EVENT_SIZE - len(event)))
 
-    def plug(self):
+    def plug(self, timestamps=None):
         if self.fd is not None:
             return
+        if timestamps is not None:
+            self.timestamps = timestamps
         self.fd = os.open('/dev/uhid', os.O_RDWR | os.O_CLOEXEC)
-        rdesc = report_descriptor()
+        rdesc = report_descriptor(self.timestamps)
         self.send(UHID_CREATE2, struct.pack('<128s64s64sHHIIII', self.args.name.encode(),
                                             b'orientd-vm/uhid', b'', len(rdesc), BUS_USB,
                                             0x1d6b, 0x0a77, 1, 0) + rdesc)
@@ -218,7 +236,16 @@ class Accelerometer:
         return tuple(int(round(v / scale)) for v in self.vector)
 
     def input_report(self):
-        return struct.pack(INPUT_FORMAT, INPUT_ID, SENSOR_READY, EVENT_DATA_UPDATED, *self.raw())
+        report = struct.pack(INPUT_FORMAT, INPUT_ID, SENSOR_READY, EVENT_DATA_UPDATED, *self.raw())
+        if self.timestamps:
+            report += struct.pack(TIMESTAMP_FORMAT, self.hub_microseconds())
+        return report
+
+    @staticmethod
+    def hub_microseconds():
+        # Intel's ISH driver keeps the hub's clock in step with the host's CLOCK_BOOTTIME
+        # (it sends it to the firmware), so its timestamps are boot time in microseconds.
+        return int(time.clock_gettime(time.CLOCK_BOOTTIME) * 1e6)
 
     def send_input(self):
         report = self.input_report()
@@ -258,6 +285,7 @@ class Accelerometer:
                         '' if err == 0 else ' (refused)'))
         elif kind in (UHID_OPEN, UHID_CLOSE):
             self.opened = kind == UHID_OPEN
+            self.counters['opens'] += self.opened
             self.next_report = time.monotonic() if self.streaming else None
             self.log('OPEN' if self.opened else 'CLOSE')
         else:
@@ -278,8 +306,8 @@ class Accelerometer:
                 self.set_vector(tuple(sum(self.unmount[r][c] * g[c] for c in range(3)) for r in range(3)))
             elif name == 'unplug' and not rest:
                 self.unplug()
-            elif name == 'plug' and not rest:
-                self.plug()
+            elif name == 'plug' and rest in ([], ['timestamps'], ['plain']):
+                self.plug(None if not rest else rest[0] == 'timestamps')
             elif name == 'quit':
                 return False
             else:
@@ -306,6 +334,7 @@ class Accelerometer:
         fields = dict(self.counters, present=int(self.fd is not None), opened=int(self.opened),
                       streaming=int(self.streaming), reporting_state=self.feature[2],
                       power_state=self.feature[3], interval_ms=self.feature[5],
+                      timestamps=int(self.timestamps),
                       vector='%.4f,%.4f,%.4f' % self.vector, changed_at='%.6f' % self.changed_at)
         tmp = self.args.status + '.tmp'
         with open(tmp, 'w') as f:
@@ -354,6 +383,8 @@ def main():
     parser.add_argument('--mount-matrix', default='1,0,0;0,1,0;0,0,1',
                         help='the matrix hwdb gives the system for this sensor ("a,b,c;d,e,f;g,h,i")')
     parser.add_argument('--interval-ms', type=int, default=100, help='initial report interval')
+    parser.add_argument('--timestamps', action='store_true',
+                        help="input reports carry the hub's own clock (HID usage Timestamp, us)")
     args = parser.parse_args()
     if not os.path.exists(args.control):
         os.mkfifo(args.control)

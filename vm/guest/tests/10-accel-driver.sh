@@ -2,7 +2,8 @@
 # Accelerometer driver: uhid + hid-sensor-hub + hid-sensor-accel-3d turn the project's HID
 # emulator (emu/hid_accel.py) into an IIO device with scan elements and its own trigger; polled
 # raw reads and buffered reads return exactly what the emulator sends; with no reader left, the
-# driver powers the sensor down and no more samples are sent.
+# driver powers the sensor down and no more samples are sent; unplugged and plugged back as a hub
+# whose reports carry timestamps, the scans carry the hub's clock.
 # timeout: 60
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
@@ -22,7 +23,7 @@ for t in /sys/bus/iio/devices/trigger*; do
 done
 check "the driver registered its trigger accel_3d-dev$number" test -n "$trigger"
 check "the buffer character device /dev/$IIO_NAME exists" test -c "/dev/$IIO_NAME"
-check "the buffer is off while nobody reads" grep -qx 0 "$IIO_DEV/buffer/enable"
+check "the buffer is off while nobody reads" buffer_off
 scale=$(cat "$IIO_DEV/in_accel_scale")
 check "in_accel_scale is 9.80665e-3 m/s^2 per count (unit exponent -3), got $scale" \
   awk -v s="$scale" 'BEGIN { exit !(s > 0.0098066 && s < 0.0098067) }'
@@ -37,31 +38,26 @@ for axis in x y z; do
   check "polled in_accel_${axis}_raw = ${expect[$i]} (read $value)" test "$value" = "${expect[$i]}"
   i=$((i + 1))
 done
-at_least() { [ "$(accel_get "$1")" -ge "$2" ] 2>/dev/null; }
 check "the polled reads reached the emulator as GET_REPORT(input)" \
-  wait_for 5 "3 more polled reads" at_least polled_reads $((polled_before + 3))
+  wait_for 5 "3 more polled reads" accel_at_least polled_reads $((polled_before + 3))
 
 # Buffered reads through the device's trigger.
 accel vector -4.9 0.5 -8.5
-"$PY" "$GUEST/tools/iio_buffer.py" "$IIO_NAME" 5 --timeout 15 >"$TOUT/buffered.jsonl"
-check "5 buffered scans read from /dev/$IIO_NAME" test $? -eq 0
-log "$(head -2 "$TOUT/buffered.jsonl" | tr '\n' ' ')"
-check "every buffered scan is (-500, 51, -867)" \
-  "$PY" -c '
-import json, sys
-scans = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{\"in_accel")]
-ok = len(scans) == 5 and all((s["in_accel_x"], s["in_accel_y"], s["in_accel_z"]) == (-500, 51, -867) for s in scans)
-sys.exit(0 if ok else 1)' "$TOUT/buffered.jsonl"
+"${PY[@]}" "$GUEST/tools/iio_buffer.py" "$IIO_NAME" 5 --timeout 15 --expect=-500,51,-867 \
+  --clock realtime >"$TOUT/buffered.jsonl"
+check "5 buffered scans read from /dev/$IIO_NAME, each (-500, 51, -867), stamped by the kernel (realtime, the default)" \
+  test $? -eq 0
+cat "$TOUT/buffered.jsonl"
 check "the emulator streamed input reports while the buffer was on" \
-  wait_for 5 "reports sent" at_least reports_sent 5
+  wait_for 5 "reports sent" accel_at_least reports_sent 5
 
 # Nobody reading: the driver switches reporting off, and the emulator stops sending.
-check "the buffer is off again" grep -qx 0 "$IIO_DEV/buffer/enable"
+check "the buffer is off again" buffer_off
 check "the driver stopped the sensor's reports" \
-  wait_for 10 "the emulator to stop streaming" accel_is streaming 0
+  wait_for 10 "the emulator to stop streaming" accel_idle
 sent=$(accel_get reports_sent)
 polled=$(accel_get polled_reads)
-sleep 1 # a window in which nothing may happen: there is no event to wait for
+nap 1 # a window in which nothing may happen: there is no event to wait for
 check "no input report was sent in 1 s without a reader ($sent -> $(accel_get reports_sent))" \
   test "$(accel_get reports_sent)" = "$sent"
 check "no polled read either" test "$(accel_get polled_reads)" = "$polled"
@@ -69,7 +65,18 @@ check "no polled read either" test "$(accel_get polled_reads)" = "$polled"
 log "emulator state: $(tr '\n' ' ' <"$ACCEL_STATUS")"
 accel unplug
 check "unplugging the HID device removes the IIO device" wait_for 10 "$IIO_NAME to go" iio_gone
-accel plug
-check "plugging it back creates it again" wait_for 20 "accel_3d to come back" iio_find_accel
+# Back as a hub whose input reports carry its own clock (HID usage Timestamp; like Intel ISH
+# hubs, it follows the host's CLOCK_BOOTTIME): the driver stamps the scans with that clock, not
+# with the one current_timestamp_clock selects (realtime here), which orientd has to cope with.
+accel plug timestamps
+check "plugging it back (reports with timestamps) creates it again" \
+  wait_for 20 "accel_3d to come back" iio_find_accel
+first_line "$IIO_DEV/current_timestamp_clock"
+"${PY[@]}" "$GUEST/tools/iio_buffer.py" "$IIO_NAME" 3 --timeout 15 --clock boottime \
+  >"$TOUT/buffered-timestamps.jsonl"
+check "3 buffered scans from the new /dev/$IIO_NAME, stamped with the hub's clock (boot time)" \
+  test $? -eq 0
+log "the device's current_timestamp_clock says $FIRST_LINE"
+cat "$TOUT/buffered-timestamps.jsonl"
 dmesg | grep -iE 'hid|sensor|iio' | tail -n 15
 finish

@@ -1,42 +1,66 @@
 #!/usr/bin/python3
-"""Checks which way up a picture of vivid's colour bars is, by decoding it (stdlib + djpeg).
+"""Checks that photos are the camera's frame turned the right way (stdlib + djpeg).
 
-usage: check_upright.py IMAGE --rotation DEG [--format jpeg|ppm|yuyv|nv12] [--size WxH]
-                              [--source-size WxH]
+usage: check_upright.py --reference FRAME --size WxH [--bars] [PHOTO=DEG ...]
 
-vivid's "75% Colorbar" test pattern has eight vertical bars, left to right: white, yellow, cyan,
-green, magenta, red, blue, black. A capture turned clockwise by DEG (0, 90, 180, 270) has them
-running left to right (0), top to bottom (90), right to left (180) or bottom to top (270). The
-check samples the middle of each bar on three lines across the bars, classifies each sample by
-which of R, G, B are lit, and requires the exact sequence on every line: that rules out every
-other rotation and any mirroring. With --source-size, the picture's size must be the source's
-(0, 180) or the source's turned (90, 270).
+What "upright" means in the VM: vivid shows the same picture whatever the emulated device does,
+the picture a camera in a device held normally sees of an upright scene. A device held turned
+clockwise by DEG (left-up 90, bottom-up 180, right-up 270) sees the scene turned
+counter-clockwise by DEG, so the photo that shows that scene upright is the frame turned
+clockwise by DEG. That is what is checked: of the eight ways to turn and mirror the frame, the
+photo must be the clockwise turn by DEG, unmirrored (its width and height those of the frame,
+swapped for 90 and 270), clearly closer to it than to any other, and carry no EXIF Orientation
+other than 1 (so that viewers do not turn it again).
 
-JPEG files are decoded with djpeg (libjpeg-turbo-progs) to PPM; raw YUYV and NV12 frames as
-v4l2-ctl writes them need --size. Exit 0 when upright as expected, 1 otherwise, with the reason.
-(This is the check for the vivid pattern; a project pattern with its own up-marker needs its own
-sampling points, the rest carries over.)
+FRAME is the camera's frame as captured independently (v4l2-ctl), raw YUYV or NV12 by its
+extension (.yuyv, .nv12; size WxH) or a JPEG. PHOTO is a JPEG (decoded with djpeg) or a raw frame
+(.yuyv/.nv12, the reference's size). The comparison samples the frame on a 12x9 grid of 3x3
+blocks and the photo at the same points carried through each of the eight transforms; the error
+is the mean absolute RGB difference (0-255).
+
+--bars first checks the reference itself against what the VM sets vivid to show: the 75%
+colour bars (white, yellow, cyan, green, magenta, red, blue, black from left to right) over the
+top 60% of the frame (fill_percentage_of_frame=60) and one even colour below (vivid leaves that
+part of the buffer unwritten: zero bytes, which YUV formats show as green). That picture has no
+symmetry: no turn or mirror maps it onto itself, so every transform is told apart (the bars'
+order fixes left and right, the filled part top and bottom).
+
+Prints one line per photo, "ok PHOTO: ..." or "FAIL PHOTO: ...", and exits 1 if any failed.
 """
 
-import argparse
 import subprocess
 import sys
 
 BARS = ['white', 'yellow', 'cyan', 'green', 'magenta', 'red', 'blue', 'black']
 LIT = {(1, 1, 1): 'white', (1, 1, 0): 'yellow', (0, 1, 1): 'cyan', (0, 1, 0): 'green',
        (1, 0, 1): 'magenta', (1, 0, 0): 'red', (0, 0, 1): 'blue', (0, 0, 0): 'black'}
+FILL = 0.6  # fill_percentage_of_frame / 100
+GRID = (12, 9)
+RADIUS = 1
+# The eight transforms: name -> (swaps width and height, where source (x, y) lands in a W x H
+# frame's photo). Clockwise turns, and the same after mirroring left-right.
+TRANSFORMS = {
+    'turned 0': (False, lambda x, y, w, h: (x, y)),
+    'turned 90': (True, lambda x, y, w, h: (h - 1 - y, x)),
+    'turned 180': (False, lambda x, y, w, h: (w - 1 - x, h - 1 - y)),
+    'turned 270': (True, lambda x, y, w, h: (y, w - 1 - x)),
+    'mirrored': (False, lambda x, y, w, h: (w - 1 - x, y)),
+    'mirrored, turned 90': (True, lambda x, y, w, h: (h - 1 - y, w - 1 - x)),
+    'mirrored, turned 180': (False, lambda x, y, w, h: (x, h - 1 - y)),
+    'mirrored, turned 270': (True, lambda x, y, w, h: (y, x)),
+}
 
 
 class Picture:
-    """Width, height and an rgb(x, y) function averaging a small block around the point."""
+    """Width, height and an rgb(x, y) averaging a (2 RADIUS + 1)^2 block around the point."""
 
     def __init__(self, width, height, pixel):
         self.width, self.height, self.pixel = width, height, pixel
 
-    def rgb(self, x, y, radius=2):
+    def rgb(self, x, y):
         total, n = [0, 0, 0], 0
-        for dy in range(-radius, radius + 1):
-            for dx in range(-radius, radius + 1):
+        for dy in range(-RADIUS, RADIUS + 1):
+            for dx in range(-RADIUS, RADIUS + 1):
                 px = min(max(x + dx, 0), self.width - 1)
                 py = min(max(y + dy, 0), self.height - 1)
                 for i, v in enumerate(self.pixel(px, py)):
@@ -81,76 +105,160 @@ def load_ppm(data):
     return Picture(width, height, pixel)
 
 
-def load(path, fmt, size):
-    if fmt in ('jpeg', 'ppm'):
-        if fmt == 'jpeg':
-            data = subprocess.run(['djpeg', '-pnm', path], check=True, capture_output=True).stdout
-        else:
-            data = open(path, 'rb').read()
-        return load_ppm(data)
-    width, height = size
+def load(path, size):
     data = open(path, 'rb').read()
-    if fmt == 'yuyv':
+    if data[:2] == b'\xff\xd8':
+        ppm = subprocess.run(['djpeg', '-pnm', path], check=True, capture_output=True).stdout
+        return load_ppm(ppm)
+    width, height = size
+    if path.endswith('.yuyv'):
+        if len(data) < width * height * 2:
+            raise ValueError('%s: %d bytes, a %dx%d YUYV frame has %d'
+                             % (path, len(data), width, height, width * height * 2))
+
         def pixel(x, y):
             i = 2 * (y * width + (x & ~1))
             return yuv_to_rgb(data[i + 2 * (x & 1)], data[i + 1], data[i + 3])
-    elif fmt == 'nv12':
+    elif path.endswith('.nv12'):
+        if len(data) < width * height * 3 // 2:
+            raise ValueError('%s: %d bytes, a %dx%d NV12 frame has %d'
+                             % (path, len(data), width, height, width * height * 3 // 2))
+
         def pixel(x, y):
             c = width * height + (y // 2) * width + (x & ~1)
             return yuv_to_rgb(data[y * width + x], data[c], data[c + 1])
     else:
-        raise ValueError('unknown format ' + fmt)
+        raise ValueError('%s: not a JPEG, and not named .yuyv or .nv12' % path)
     return Picture(width, height, pixel)
 
 
-def bar_lines(picture, rotation):
-    """For each of three lines across the bars, the 8 sample points in bar order (source left to
-    right), in the coordinates of the picture as stored."""
-    w, h = picture.width, picture.height
-    lines = []
-    for frac in (0.35, 0.5, 0.8):  # away from the top, where vivid may print its OSD text
-        points = []
-        for i in range(8):
-            along = (i + 0.5) / 8
-            if rotation == 0:
-                points.append((int(along * w), int(frac * h)))
-            elif rotation == 90:  # source left edge is now the top, source top is now the right
-                points.append((int((1 - frac) * w), int(along * h)))
-            elif rotation == 180:
-                points.append((int((1 - along) * w), int((1 - frac) * h)))
-            else:  # 270: source left edge is now the bottom, source top is now the left
-                points.append((int(frac * w), int((1 - along) * h)))
-        lines.append(points)
-    return lines
+def exif_orientation(path):
+    """The EXIF Orientation of a JPEG (IFD0 tag 0x0112), None when it has none."""
+    data = open(path, 'rb').read()
+    pos = 2
+    while pos + 4 <= len(data) and data[pos] == 0xFF:
+        marker, length = data[pos + 1], int.from_bytes(data[pos + 2:pos + 4], 'big')
+        if marker == 0xDA:  # start of scan: no more metadata
+            break
+        body = data[pos + 4:pos + 2 + length]
+        if marker == 0xE1 and body[:6] == b'Exif\0\0':
+            tiff = body[6:]
+            order = 'little' if tiff[:2] == b'II' else 'big'
+            ifd = int.from_bytes(tiff[4:8], order)
+            for i in range(int.from_bytes(tiff[ifd:ifd + 2], order)):
+                entry = tiff[ifd + 2 + 12 * i:ifd + 14 + 12 * i]
+                if int.from_bytes(entry[0:2], order) == 0x0112:
+                    return int.from_bytes(entry[8:10], order)
+            return None
+        pos += 2 + length
+    return None
 
 
 def classify(rgb):
     return LIT[tuple(int(v > 96) for v in rgb)]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('image')
-    parser.add_argument('--rotation', type=int, required=True, choices=(0, 90, 180, 270))
-    parser.add_argument('--format', default='jpeg', choices=('jpeg', 'ppm', 'yuyv', 'nv12'))
-    parser.add_argument('--size', help='WxH of a raw frame')
-    parser.add_argument('--source-size', help='WxH the camera delivered')
-    args = parser.parse_args()
-    size = tuple(int(v) for v in args.size.split('x')) if args.size else None
-    picture = load(args.image, args.format, size)
+def bars_problems(picture):
+    """What differs from vivid's bars over the top 60% and one colour below, the right way up."""
+    w, h = picture.width, picture.height
     problems = []
-    if args.source_size:
-        sw, sh = (int(v) for v in args.source_size.split('x'))
-        want = (sw, sh) if args.rotation in (0, 180) else (sh, sw)
-        if (picture.width, picture.height) != want:
-            problems.append('size %dx%d, expected %dx%d' % ((picture.width, picture.height) + want))
-    for points in bar_lines(picture, args.rotation):
-        seen = [classify(picture.rgb(x, y)) for x, y in points]
+    for frac in (0.1, 0.3, 0.5):
+        seen = [classify(picture.rgb(int((i + 0.5) / 8 * w), int(frac * h))) for i in range(8)]
         if seen != BARS:
-            problems.append('bars at %s read %s' % (points[0], ' '.join(seen)))
-    print('%s: %dx%d, rotation %d: %s' % (args.image, picture.width, picture.height, args.rotation,
-                                         'upright' if not problems else '; '.join(problems)))
-    sys.exit(1 if problems else 0)
+            problems.append('bars at %d%% of the height read %s' % (frac * 100, ' '.join(seen)))
+    below = [classify(picture.rgb(int((i + 0.5) / 8 * w), int(frac * h)))
+             for frac in (0.7, 0.9) for i in range(8)]
+    if len(set(below)) != 1:
+        problems.append('not one colour below 60%% of the height: %s' % ' '.join(below))
+    return problems
+
+
+def grid(width, height):
+    gx, gy = GRID
+    return [(int((i + 0.5) * width / gx), int((j + 0.5) * height / gy))
+            for j in range(gy) for i in range(gx)]
+
+
+def errors(reference, samples, photo):
+    """Mean absolute RGB difference of the photo from each transform of the reference."""
+    w, h = reference.width, reference.height
+    result = {}
+    for name, (swapped, place) in TRANSFORMS.items():
+        if (photo.width, photo.height) != ((h, w) if swapped else (w, h)):
+            continue
+        total = 0.0
+        for (x, y), want in samples:
+            got = photo.rgb(*place(x, y, w, h))
+            total += sum(abs(a - b) for a, b in zip(got, want)) / 3
+        result[name] = total / len(samples)
+    return result
+
+
+def main():
+    args = sys.argv[1:]
+    reference_path = size = None
+    bars = False
+    photos = []
+    while args:
+        arg = args.pop(0)
+        if arg == '--reference':
+            reference_path = args.pop(0)
+        elif arg == '--size':
+            size = tuple(int(v) for v in args.pop(0).split('x'))
+        elif arg == '--bars':
+            bars = True
+        elif '=' in arg and not arg.startswith('-'):
+            path, _, degrees = arg.rpartition('=')
+            photos.append((path, int(degrees)))
+        else:
+            sys.exit(__doc__)
+    if reference_path is None:
+        sys.exit(__doc__)
+    reference = load(reference_path, size)
+    failed = False
+    if bars:
+        problems = bars_problems(reference)
+        print('%s %s: %dx%d, %s' % ('FAIL' if problems else 'ok', reference_path, reference.width,
+                                   reference.height, '; '.join(problems) or
+                                   "vivid's bars over the top 60%, one colour below: upright"))
+        failed = bool(problems)
+    samples = [((x, y), reference.rgb(x, y)) for x, y in grid(reference.width, reference.height)]
+    for path, degrees in photos:
+        problems = []
+        try:
+            photo = load(path, size)
+        except (OSError, ValueError, subprocess.CalledProcessError) as e:
+            print('FAIL %s: cannot read it: %s' % (path, e))
+            failed = True
+            continue
+        want = 'turned %d' % degrees
+        found = errors(reference, samples, photo)
+        ranked = sorted(found.items(), key=lambda kv: kv[1])
+        if not ranked:
+            problems.append('its size %dx%d is no turn of the frame %dx%d'
+                            % (photo.width, photo.height, reference.width, reference.height))
+            summary = ''
+        else:
+            best, best_error = ranked[0]
+            others = ranked[1:]
+            summary = 'the frame %s (error %.1f; other transforms %s)' % (
+                best, best_error, ', '.join('%s %.0f' % kv for kv in others))
+            if best != want:
+                problems.append('it should be the frame %s (error %s)' % (
+                    want, '%.1f' % found[want] if want in found else 'n/a: wrong size'))
+            elif best_error > 25:
+                problems.append('it is not the frame: even %s is off by %.1f' % (best, best_error))
+            elif others and others[0][1] < 3 * best_error + 20:
+                problems.append('%s is nearly as close (%.1f)' % others[0])
+        orientation = exif_orientation(path) if path.endswith('.jpg') else None
+        if orientation not in (None, 1):
+            problems.append('EXIF Orientation %d would turn it again' % orientation)
+        print('%s %s: %dx%d, %s; EXIF Orientation %s%s' % (
+            'FAIL' if problems else 'ok', path, photo.width, photo.height, summary,
+            orientation if orientation is not None else 'absent',
+            ': ' + '; '.join(problems) if problems else ': upright'))
+        failed = failed or bool(problems)
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == '__main__':

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Reads buffered scans from an IIO device through sysfs and /dev/iio:deviceN (stdlib only).
 
-usage: iio_buffer.py DEVICE COUNT [--timeout S] [--trigger NAME]
+usage: iio_buffer.py DEVICE COUNT [--timeout S] [--expect X,Y,Z] [--clock NAME]
 DEVICE is the sysfs name (iio:device0). Enables the accel scan elements (and the timestamp when
 present), attaches the trigger that belongs to the device when none is set, enables the buffer,
 decodes COUNT scans with the layout given by scan_elements/*_type and *_index (each element
 aligned to its own size, the scan padded to its largest element), prints one JSON object per scan,
-and restores the buffer, scan elements and trigger as they were. Exit 1 when fewer scans came.
+and restores the buffer, scan elements and trigger as they were. Exit 1 when fewer scans came,
+or when a check fails: --expect, every scan has these raw values; --clock (realtime, monotonic,
+boottime), every timestamp was taken on that clock in the last 20 s.
 """
 
 import argparse
@@ -18,6 +20,8 @@ import struct
 import sys
 import time
 
+CLOCKS = {'realtime': time.CLOCK_REALTIME, 'monotonic': time.CLOCK_MONOTONIC,
+          'boottime': time.CLOCK_BOOTTIME}
 TYPE = re.compile(r'^(le|be):([su])(\d+)/(\d+)(?:X(\d+))?>>(\d+)$')
 
 
@@ -63,11 +67,30 @@ def decode(scan, placed):
     return values
 
 
+def check(values, args):
+    """What is wrong with one decoded scan, given --expect and --clock."""
+    problems = []
+    if args.expect:
+        want = [int(v) for v in args.expect.split(',')]
+        got = [values.get('in_accel_' + axis) for axis in 'xyz']
+        if got != want:
+            problems.append('scan %s, expected %s' % (got, want))
+    if args.clock:
+        now = time.clock_gettime_ns(CLOCKS[args.clock])
+        stamp = values.get('in_timestamp')
+        if stamp is None or not now - 20e9 < stamp <= now:
+            problems.append('timestamp %s is not %s time of the last 20 s (now %d)'
+                            % (stamp, args.clock, now))
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('device')
     parser.add_argument('count', type=int)
     parser.add_argument('--timeout', type=float, default=10)
+    parser.add_argument('--expect', help='X,Y,Z: the raw values every scan must have')
+    parser.add_argument('--clock', choices=sorted(CLOCKS), help='the clock of the timestamps')
     args = parser.parse_args()
     sysfs = '/sys/bus/iio/devices/' + args.device
     scan_dir = sysfs + '/scan_elements'
@@ -88,7 +111,7 @@ def main():
     print(json.dumps({'layout': [p[:2] for p in placed], 'scan_bytes': scan_size,
                       'trigger': read(sysfs + '/trigger/current_trigger')}), flush=True)
     write(sysfs + '/buffer/length', 16)
-    got, started = 0, time.monotonic()
+    got, started, problems = 0, time.monotonic(), []
     fd = os.open('/dev/' + args.device, os.O_RDONLY | os.O_NONBLOCK)
     try:
         write(sysfs + '/buffer/enable', 1)
@@ -107,7 +130,9 @@ def main():
             while len(pending) >= scan_size and got < args.count:
                 scan, pending = pending[:scan_size], pending[scan_size:]
                 got += 1
-                print(json.dumps(decode(scan, placed)), flush=True)
+                values = decode(scan, placed)
+                print(json.dumps(values), flush=True)
+                problems += check(values, args)
     finally:
         write(sysfs + '/buffer/enable', 0)
         os.close(fd)
@@ -116,8 +141,9 @@ def main():
         write(sysfs + '/buffer/length', saved_length)
         write(sysfs + '/trigger/current_trigger', saved_trigger or '\n')  # no name: detach
     print(json.dumps({'scans': got, 'wanted': args.count,
-                      'seconds': round(time.monotonic() - started, 3)}), flush=True)
-    sys.exit(0 if got == args.count else 1)
+                      'seconds': round(time.monotonic() - started, 3), 'problems': problems}),
+          flush=True)
+    sys.exit(0 if got == args.count and not problems else 1)
 
 
 if __name__ == '__main__':
