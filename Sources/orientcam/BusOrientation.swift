@@ -45,19 +45,7 @@ final class BusOrientationProvider: OrientationProvider {
       logger.debug(
         "claimed the accelerometer from \(state.service.busName): \(state.orientation)")
     }
-    let name = state.service == .orientd ? "orientd" : "iio-sensor-proxy"
-    guard state.hasAccelerometer else {
-      throw CaptureError(
-        .unavailable,
-        "\(name) (\(state.service.busName)) has no accelerometer (see orientd --list-sensors)")
-    }
-    guard state.orientation != .undefined else {
-      throw CaptureError(
-        .unavailable,
-        "\(name) has no orientation yet (no reading, or the device has lain flat since the "
-          + "sensor started)")
-    }
-    return OrientationReading(state.orientation, source: name)
+    return try state.captureReading().get()
   }
 
   func release() {
@@ -65,5 +53,27 @@ final class BusOrientationProvider: OrientationProvider {
     self.client = nil
     client.release()
     client.close()
+  }
+}
+
+extension OrientState {
+  /// The orientation a photo can use from this state, or why there is none (no accelerometer,
+  /// or no orientation yet): shared by `--orientation auto` in capture and session.
+  func captureReading() -> Result<OrientationReading, CaptureError> {
+    let name = service == .orientd ? "orientd" : "iio-sensor-proxy"
+    guard hasAccelerometer else {
+      return .failure(
+        CaptureError(
+          .unavailable,
+          "\(name) (\(service.busName)) has no accelerometer (see orientd --list-sensors)"))
+    }
+    guard orientation != .undefined else {
+      return .failure(
+        CaptureError(
+          .unavailable,
+          "\(name) has no orientation yet (no reading, or the device has lain flat since the "
+            + "sensor started)"))
+    }
+    return .success(OrientationReading(orientation, source: name))
   }
 }

@@ -77,22 +77,16 @@ final class BusOrientationFeed: OrientationFeed {
   }
 
   private func update(_ state: OrientState) {
-    let name = state.service == .orientd ? "orientd" : "iio-sensor-proxy"
-    guard state.hasAccelerometer else {
-      problem = CaptureError(
-        .unavailable,
-        "\(name) (\(state.service.busName)) has no accelerometer (see orientd --list-sensors)")
-      hasEnded = true
+    let reading: OrientationReading
+    switch state.captureReading() {
+    case .failure(let error):
+      problem = error
+      // Without an accelerometer nothing will come; an undefined orientation may still turn.
+      if !state.hasAccelerometer { hasEnded = true }
       return
+    case .success(let value):
+      reading = value
     }
-    guard state.orientation != .undefined else {
-      problem = CaptureError(
-        .unavailable,
-        "\(name) has no orientation yet (no reading, or the device has lain flat since the "
-          + "sensor started)")
-      return
-    }
-    let reading = OrientationReading(state.orientation, source: name)
     let isChange = current?.orientation != reading.orientation
     current = reading
     problem = nil
