@@ -46,7 +46,7 @@ public struct ConfigFile: Sendable {
   /// Splits `text` into sections.
   ///
   /// - Throws: `ConfigError` naming `source` and the line: a malformed header, a line without
-  ///   `=`, an empty key, or a file over `maxBytes`.
+  ///   `=`, an empty key, a carriage return inside a line, or a file over `maxBytes`.
   public init(parsing text: String, source: String) throws(ConfigError) {
     self.source = source
     guard text.utf8.count <= ConfigFile.maxBytes else {
@@ -56,10 +56,18 @@ public struct ConfigFile: Sendable {
     }
     var sections = [Section(name: "", argument: nil, line: 0, entries: [])]
     var lineNumber = 0
-    for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    // Split at every line feed scalar: split into Characters, "\r\n" is one Character that is
+    // not "\n", so a file saved with CRLF line endings would read as one long line.
+    for scalars in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
       lineNumber += 1
-      let line = rawLine.trimmingSpaces()
+      let line = Substring(scalars).trimmingSpaces()
       if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+      guard !line.unicodeScalars.contains("\r") else {
+        throw ConfigError(
+          source: source, line: lineNumber,
+          reason: "carriage return inside the line; save the file with Unix (LF) or DOS (CRLF)"
+            + " line endings")
+      }
       if line.hasPrefix("[") {
         guard line.hasSuffix("]") else {
           throw ConfigError(source: source, line: lineNumber, reason: "section header without ']'")
