@@ -2,7 +2,7 @@
 ///
 /// ```
 /// # comment (also ';')
-/// [detector]
+/// [detector]                   # a '#' after a blank starts a comment too
 /// filter-time-constant = 0.05
 ///
 /// [device "tablet-display"]
@@ -69,10 +69,17 @@ public struct ConfigFile: Sendable {
             + " line endings")
       }
       if line.hasPrefix("[") {
-        guard line.hasSuffix("]") else {
+        // The header ends at the first ']' followed only by blanks or a comment.
+        guard
+          let close = line.indices.first(where: { index in
+            guard line[index] == "]" else { return false }
+            let rest = line[line.index(after: index)...].trimmingSpaces()
+            return rest.isEmpty || rest.hasPrefix("#")
+          })
+        else {
           throw ConfigError(source: source, line: lineNumber, reason: "section header without ']'")
         }
-        let inner = line.dropFirst().dropLast().trimmingSpaces()
+        let inner = line[..<close].dropFirst().trimmingSpaces()
         var name = inner
         var argument: String?
         if let space = inner.firstIndex(where: { $0 == " " || $0 == "\t" }) {
@@ -102,12 +109,24 @@ public struct ConfigFile: Sendable {
       guard !key.isEmpty else {
         throw ConfigError(source: source, line: lineNumber, reason: "empty key before '='")
       }
-      let value = line[line.index(after: equals)...].trimmingSpaces()
+      let value = ConfigFile.withoutComment(line[line.index(after: equals)...]).trimmingSpaces()
       sections[sections.count - 1].entries.append(
         Entry(key: String(key), value: String(value), line: lineNumber))
     }
     if sections[0].entries.isEmpty { sections.removeFirst() }
     self.sections = sections
+  }
+
+  /// The value without an inline comment: a `#` at its start or after a blank starts one
+  /// (`mode = auto   # auto | buffered | polled`); `a#b` stays as written.
+  static func withoutComment(_ value: Substring) -> Substring {
+    var previous: Character = " "
+    for index in value.indices {
+      let c = value[index]
+      if c == "#" && (previous == " " || previous == "\t") { return value[..<index] }
+      previous = c
+    }
+    return value
   }
 
   /// The sections called `name`, in order.

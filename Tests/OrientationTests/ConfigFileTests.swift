@@ -70,3 +70,23 @@ extension String {
     split(separator: "\n", omittingEmptySubsequences: false).joined(separator: ending)
   }
 }
+
+@Suite struct ConfigFileInlineCommentTests {
+  /// The README's and `SamplingConfiguration`'s examples put comments after values; they used
+  /// to become part of the value ("mode 'auto   # auto | buffered | polled' is not one of ...").
+  @Test func commentAfterABlankEndsTheValue() throws {
+    let text = """
+      [detector]   # tuned for this tablet
+      hysteresis = 14   # degrees
+      [device "lid #1"] # the display
+      match-name = mxc4005\t# glob
+      match-label = a#b
+      location =   # nothing
+      """
+    let file = try ConfigFile(parsing: text, source: "inline.conf")
+    #expect(file.sections.map(\.name) == ["detector", "device"])
+    #expect(file.sections[1].argument == "lid #1")
+    #expect(file.sections[0].entries.map(\.value) == ["14"])
+    #expect(file.sections[1].entries.map(\.value) == ["mxc4005", "a#b", ""])
+  }
+}
