@@ -208,3 +208,20 @@ import Testing
     #expect(DBusIntrospection.document(interfaces: [interface], children: ["sub"]) == expected)
   }
 }
+
+/// Crashes the fuzz targets (fuzz/targets/dbus-*.swift) found; the inputs are in fuzz/corpus.
+@Suite struct CodecFuzzRegressionTests {
+  /// Replying to a call that was never sent made libdbus abort the process
+  /// (`dbus_message_set_reply_serial`: assertion "reply_serial != 0"); found while writing the
+  /// dbus-message target's seeds.
+  @Test func replyingToAnUnsentCallThrowsInsteadOfAborting() throws {
+    let call = try DBusMessage.methodCall(
+      destination: "org.orientd.Orientation1", path: .root, interface: nil, member: "Claim")
+    #expect(throws: DBusError.self) { try call.makeReply([.boolean(true)]) }
+    #expect(throws: DBusError.self) { try call.makeErrorReply(DBusError(.failed, "x")) }
+    let received = try DBusMessage(demarshalling: call.marshalled())
+    let reply = try received.makeReply([.boolean(true)])
+    #expect(reply.replySerial == received.serial)
+    #expect(try received.makeErrorReply(DBusError(.failed, "x")).replySerial == received.serial)
+  }
+}
