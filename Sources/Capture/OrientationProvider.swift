@@ -148,8 +148,9 @@ public struct WatchLineParser: Sendable {
         return
       }
       latest = (orientation, lineCount)
-    } else if let degrees = value["rotation"]?.numberValue, degrees == degrees.rounded(),
-      let orientation = Orientation(clockwiseRotation: Int(degrees))
+    } else if let degrees = value["rotation"]?.numberValue,
+      let whole = Int(exactly: degrees),  // Int(1e300) would trap
+      let orientation = Orientation(clockwiseRotation: whole)
     {
       latest = (orientation, lineCount)
     } else {

@@ -205,3 +205,17 @@ func numbered(width: Int, height: Int) -> RGBImage {
   }
   return image
 }
+
+/// Inputs fuzz/targets/watch-lines.swift found; each is also in fuzz/corpus/watch-lines.
+@Suite struct WatchLineParserFuzzRegressionTests {
+  /// A whole but huge "rotation" trapped converting to Int (`{"rotation":1e77}`).
+  @Test(arguments: ["1e300", "-1e300", "999999999999999999999999999999506", "9.3e18", "90.5"])
+  func hugeOrFractionalRotationIsSkippedWithAWarning(number: String) {
+    var parser = WatchLineParser(label: "stdin")
+    parser.feed(Array("{\"rotation\":\(number)}\n{\"rotation\":-90}\n".utf8))
+    #expect(parser.latest?.orientation == .rightUp)
+    #expect(parser.latest?.line == 2)
+    #expect(parser.warnings.count == 1)
+    #expect(parser.warnings.first?.hasPrefix("stdin:1: ") == true)
+  }
+}
