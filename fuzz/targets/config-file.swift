@@ -11,6 +11,7 @@
 import Accelerometer
 import Orientation
 
+/// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfigFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let text = inputText(data, size)
@@ -22,7 +23,8 @@ public func fuzzConfigFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   do {
     file = try ConfigFile(parsing: text, source: "fuzz.conf")
   } catch {
-    require(error.line >= 0 && error.line <= lines.count, "error at line \(error.line) of \(lines.count)")
+    require(
+      error.line >= 0 && error.line <= lines.count, "error at line \(error.line) of \(lines.count)")
     require(error.source == "fuzz.conf", "error names \(error.source)")
     return 0
   }

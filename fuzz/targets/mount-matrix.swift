@@ -6,6 +6,7 @@
 // its entries gives the same value; a rejected text is rejected with a message that quotes it.
 import Orientation
 
+/// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMountMatrix(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let text = inputText(data, size)

@@ -12,6 +12,7 @@
 // and a value written into its field (with noise in the bits outside the field) decodes back.
 import Accelerometer
 
+/// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScanRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = inputBytes(data, size)
@@ -55,7 +56,8 @@ public func fuzzScanRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
       previousIndex = element.channel.index
     }
     let aligned = (end + length - 1) & ~(length - 1)  // the kernel's ALIGN()
-    require(element.offset == aligned, "\(element.channel.name) at \(element.offset), not \(aligned)")
+    require(
+      element.offset == aligned, "\(element.channel.name) at \(element.offset), not \(aligned)")
     require(element.offset >= end, "\(element.channel.name) overlaps the previous element")
     end = element.offset + length
   }

@@ -7,6 +7,7 @@
 // (the bytes after the first line of the input are decoded), and a wrong byte count yields nil.
 import Accelerometer
 
+/// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScanType(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = inputBytes(data, size)

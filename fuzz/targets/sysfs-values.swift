@@ -11,6 +11,7 @@
 import Accelerometer
 import Orientation
 
+/// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSysfsValues(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = inputBytes(data, size)
