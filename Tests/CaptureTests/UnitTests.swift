@@ -219,3 +219,32 @@ func numbered(width: Int, height: Int) -> RGBImage {
     #expect(parser.warnings.first?.hasPrefix("stdin:1: ") == true)
   }
 }
+
+@Suite struct WatchLineParserBoundsTests {
+  /// A stream without newlines (the wrong file, /dev/zero) kept every byte in memory; an
+  /// over-long line is now dropped as it arrives and skipped with one warning.
+  @Test func overlongLinesAreDroppedWithAWarning() {
+    var parser = WatchLineParser(label: "stdin")
+    let chunk = [UInt8](repeating: 0x20, count: 4096)
+    for _ in 0..<64 { parser.feed(chunk) }  // 256 KiB without a newline
+    parser.feed(Array("\n{\"orientation\":\"left-up\"}\n".utf8))
+    parser.feed([UInt8](repeating: 0x41, count: WatchLineParser.maxLineLength + 1))
+    parser.finish()
+    #expect(parser.lineCount == 3)
+    #expect(parser.latest?.orientation == .leftUp)
+    #expect(parser.latest?.line == 2)
+    #expect(parser.warnings.count == 2)
+    #expect(parser.warnings.first?.hasPrefix("stdin:1: line longer than") == true)
+    #expect(parser.warnings.last?.hasPrefix("stdin:3: line longer than") == true)
+  }
+
+  /// A line of exactly the limit is still parsed.
+  @Test func aLineAtTheLimitIsKept() {
+    var parser = WatchLineParser(label: "stdin")
+    let json = Array("{\"orientation\":\"right-up\"}".utf8)
+    let padding = [UInt8](repeating: 0x20, count: WatchLineParser.maxLineLength - json.count)
+    parser.feed(json + padding + [0x0A])
+    #expect(parser.latest?.orientation == .rightUp)
+    #expect(parser.warnings.isEmpty)
+  }
+}
