@@ -59,7 +59,9 @@ public func fuzzConfigFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if !section.name.isEmpty || section.line > 0 {
       out += "[\(section.name)\(section.argument.map { " \"\($0)\"" } ?? "")]\n"
     }
-    for entry in section.entries { out += "\(entry.key) = \(entry.value)\n" }
+    // A tab, not a space, before the value: a value may start with a combining mark, which
+    // would merge with a space into one Character (and then not be trimmed), never with a tab.
+    for entry in section.entries { out += "\(entry.key) =\t\(entry.value)\n" }
   }
   guard let again = try? ConfigFile(parsing: out, source: "again") else {
     require(false, "the written-back file does not parse:\n\(out)")
