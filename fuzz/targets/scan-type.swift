@@ -48,7 +48,9 @@ public func fuzzScanType(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         require(value >= -bound && value < bound, "\(value) outside \(canonical)")
       }
     } else if type.bits < 64 {
-      require(value >= 0 && value < Int64(1) << type.bits, "\(value) outside \(canonical)")
+      // Compared as UInt64: 1 << 63 does not fit an Int64 (u63 holds up to Int64.max).
+      let largest = (UInt64(1) << UInt64(type.bits)) - 1
+      require(value >= 0 && UInt64(value) <= largest, "\(value) outside \(canonical)")
     }
     start += n
   }
