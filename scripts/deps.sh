@@ -33,6 +33,7 @@ TEST_PKGS=(
   qemu-system-x86 busybox-static cpio kmod  # the real-kernel test VM
   v4l-utils libiio-utils
   procps psmisc
+  jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
 )
 
 missing=()

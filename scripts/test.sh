@@ -10,7 +10,7 @@ stage "Debian packages"
 scripts/deps.sh
 
 stage "lint: swift format lint --strict"
-swift format lint --strict -r Package.swift Sources Tests
+swift format lint --strict -r Package.swift Sources Tests fuzz
 
 stage "build (debug, with tests)"
 swift build --build-tests
@@ -31,5 +31,11 @@ if [ "$vm_status" -eq 77 ]; then
 elif [ "$vm_status" -ne 0 ]; then
   exit "$vm_status"
 fi
+
+stage "AddressSanitizer + LeakSanitizer: the test suite again (scripts/sanitize.sh asan, build-asan/)"
+scripts/sanitize.sh asan
+
+stage "fuzzing: every target in fuzz/targets for ${FUZZ_CI_SECONDS:-20} s (scripts/fuzz.sh --ci)"
+scripts/fuzz.sh --ci
 
 printf '\n==== all stages passed in %ss\n' "$(( $(date +%s) - start ))"

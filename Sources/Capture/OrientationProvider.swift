@@ -97,30 +97,50 @@ public struct WatchLineParser: Sendable {
   public private(set) var sawUndefined = false
   private let label: String
   private var pending: [UInt8] = []
+  /// Set while the rest of an over-long line is skipped.
+  private var overlong = false
+
+  /// The longest line kept, in bytes: orientd's lines are under 100 bytes, and a stream that
+  /// never sends a newline (the wrong file, `/dev/zero`) must not grow the buffer without bound.
+  public static let maxLineLength = 64 * 1024
 
   /// Creates a parser; `label` names the input in warnings (`stdin`, a path).
   public init(label: String) { self.label = label }
 
-  /// Feeds raw bytes; complete lines are parsed, a trailing partial line is kept.
+  /// Feeds raw bytes; complete lines are parsed, a trailing partial line is kept (up to
+  /// `maxLineLength` bytes; a longer line is skipped with a warning).
   public mutating func feed(_ bytes: some Sequence<UInt8>) {
     for byte in bytes {
       if byte == 0x0A {
-        let line = String(decoding: pending, as: UTF8.self)
-        pending.removeAll(keepingCapacity: true)
-        parse(line)
-      } else {
+        endLine()
+      } else if overlong {
+        continue
+      } else if pending.count < WatchLineParser.maxLineLength {
         pending.append(byte)
+      } else {
+        overlong = true
+        pending.removeAll()
       }
     }
   }
 
   /// Parses what is left after the input ended (a last line without a newline).
   public mutating func finish() {
-    if !pending.isEmpty {
-      let line = String(decoding: pending, as: UTF8.self)
-      pending.removeAll()
-      parse(line)
+    if !pending.isEmpty || overlong { endLine() }
+    pending = []
+  }
+
+  private mutating func endLine() {
+    if overlong {
+      overlong = false
+      lineCount += 1
+      warnings.append(
+        "\(label):\(lineCount): line longer than \(WatchLineParser.maxLineLength) bytes; ignored")
+      return
     }
+    let line = String(decoding: pending, as: UTF8.self)
+    pending.removeAll(keepingCapacity: true)
+    parse(line)
   }
 
   /// Parses one line.
@@ -148,8 +168,9 @@ public struct WatchLineParser: Sendable {
         return
       }
       latest = (orientation, lineCount)
-    } else if let degrees = value["rotation"]?.numberValue, degrees == degrees.rounded(),
-      let orientation = Orientation(clockwiseRotation: Int(degrees))
+    } else if let degrees = value["rotation"]?.numberValue,
+      let whole = Int(exactly: degrees),  // Int(1e300) would trap
+      let orientation = Orientation(clockwiseRotation: whole)
     {
       latest = (orientation, lineCount)
     } else {

@@ -87,11 +87,10 @@ public final class DBusMessage {
 
   /// A method return for this call (`dbus_message_new_method_return`) with `arguments`.
   ///
-  /// - Throws: `DBusError` if this is not a method call or an argument is invalid.
+  /// - Throws: `DBusError` if this is not a method call that was sent or received, or an
+  ///   argument is invalid.
   public func makeReply(_ arguments: [DBusValue] = []) throws(DBusError) -> DBusMessage {
-    guard kind == .methodCall else {
-      throw DBusError(.failed, "only method calls can be replied to")
-    }
+    try requireRepliable()
     guard let reply = dbus_message_new_method_return(raw) else {
       throw DBusError.outOfMemory("creating a method return")
     }
@@ -105,9 +104,7 @@ public final class DBusMessage {
   /// An invalid error name is replaced by `org.freedesktop.DBus.Error.Failed` (the original
   /// name goes into the text) rather than handed to libdbus, which would abort.
   public func makeErrorReply(_ error: DBusError) throws(DBusError) -> DBusMessage {
-    guard kind == .methodCall else {
-      throw DBusError(.failed, "only method calls can be replied to")
-    }
+    try requireRepliable()
     var name = error.name.rawValue
     var text = error.message
     if !DBusNames.isValidErrorName(name) {
@@ -301,6 +298,17 @@ public final class DBusMessage {
 
   static let localPath = "/org/freedesktop/DBus/Local"
   static let localInterface = "org.freedesktop.DBus.Local"
+
+  /// A reply needs a method call with a serial: libdbus aborts the process
+  /// (`dbus_message_set_reply_serial`: "reply_serial != 0") for a call that was never sent.
+  private func requireRepliable() throws(DBusError) {
+    guard kind == .methodCall else {
+      throw DBusError(.failed, "only method calls can be replied to")
+    }
+    guard serial != 0 else {
+      throw DBusError(.failed, "the method call was never sent or received, so it has no serial")
+    }
+  }
 
   private func requireUnlocked() throws(DBusError) {
     guard !isLocked else {

@@ -80,6 +80,33 @@ public struct JPEGInfo: Equatable, Sendable {
   }
 }
 
+/// Bounds on the pictures JPEGKit decodes or turns.
+///
+/// A JPEG header can claim up to 65535 x 65535 pixels in a few hundred bytes, and arithmetic
+/// coding stores a flat picture in almost nothing: without a bound, a 223-byte file made
+/// `JPEGDecoder.decode` allocate (and zero) a 12.5 GB pixel buffer, and a transform can make
+/// libjpeg fill coefficient arrays of the same order.
+public enum JPEGLimits {
+  /// The largest picture decoded or turned, in pixels: 2^28, for example 16384 x 16384 (a
+  /// 268-megapixel picture, 805 MB as RGB). Phone sensors reach 200 megapixels.
+  public static let maxPixels = 1 << 28
+
+  /// Refuses a picture larger than `maxPixels` before anything is allocated for it.
+  static func check(_ info: JPEGInfo, _ operation: String) throws(JPEGError) {
+    guard info.width > 0, info.height > 0 else {
+      throw JPEGError(
+        operation: operation,
+        message: "the header gives no picture size (\(info.width)x\(info.height))")
+    }
+    guard info.width * info.height <= maxPixels else {
+      throw JPEGError(
+        operation: operation,
+        message: "the picture is \(info.width)x\(info.height) pixels, more than the "
+          + "\(maxPixels / 1_000_000) megapixels allowed")
+    }
+  }
+}
+
 /// Owns a TurboJPEG instance (`tjInitCompress`/`tjInitDecompress`/`tjInitTransform`) and
 /// destroys it with `tjDestroy`.
 final class TurboJPEGHandle {
@@ -203,9 +230,11 @@ public final class JPEGDecoder {
 
   /// Decodes the whole picture; warnings (a truncated or damaged file) are errors.
   ///
-  /// - Throws: `JPEGError` naming what TurboJPEG found wrong.
+  /// - Throws: `JPEGError` naming what TurboJPEG found wrong, or a picture without a size or
+  ///   above `JPEGLimits.maxPixels`.
   public func decode(_ jpeg: [UInt8]) throws(JPEGError) -> RGBImage {
     let info = try header(jpeg)
+    try JPEGLimits.check(info, "decode")
     var pixels = [UInt8](repeating: 0, count: info.width * info.height * 3)
     let rc = jpeg.withUnsafeBufferPointer { src in
       pixels.withUnsafeMutableBufferPointer { dst in
@@ -284,11 +313,24 @@ public enum LosslessJPEG {
   /// the EXIF that matches the new pixels. Warnings (damaged data) are errors.
   ///
   /// - Returns: the new JPEG bytes.
-  /// - Throws: `JPEGError`, also when `edges` is `.exact` and the transform is not.
+  /// - Throws: `JPEGError`, also when `edges` is `.exact` and the transform is not, and for a
+  ///   picture without a size or above `JPEGLimits.maxPixels`.
   public static func transform(
     _ jpeg: [UInt8], _ transform: ImageTransform, edges: EdgePolicy
   ) throws(JPEGError) -> [UInt8] {
     let handle = try TurboJPEGHandle({ tjInitTransform() }, kind: "Transform")
+    // A transform handle reads headers too (TurboJPEG's transformer is also a decompressor).
+    var width: Int32 = 0
+    var height: Int32 = 0
+    var subsampling: Int32 = -1
+    var colourspace: Int32 = 0
+    let headerRC = jpeg.withUnsafeBufferPointer { p in
+      tjDecompressHeader3(
+        handle.raw, p.baseAddress, UInt(p.count), &width, &height, &subsampling, &colourspace)
+    }
+    guard headerRC == 0 else { throw handle.error("read JPEG header") }
+    try JPEGLimits.check(
+      JPEGInfo(width: Int(width), height: Int(height), subsampling: nil), "lossless \(transform)")
     var spec = tjtransform()
     spec.op = Int32(operation(for: transform).rawValue)
     spec.options = TJXOPT_COPYNONE | (edges == .exact ? TJXOPT_PERFECT : TJXOPT_TRIM)

@@ -2,7 +2,7 @@
 ///
 /// ```
 /// # comment (also ';')
-/// [detector]
+/// [detector]                   # a '#' after a blank starts a comment too
 /// filter-time-constant = 0.05
 ///
 /// [device "tablet-display"]
@@ -46,7 +46,7 @@ public struct ConfigFile: Sendable {
   /// Splits `text` into sections.
   ///
   /// - Throws: `ConfigError` naming `source` and the line: a malformed header, a line without
-  ///   `=`, an empty key, or a file over `maxBytes`.
+  ///   `=`, an empty key, a carriage return inside a line, or a file over `maxBytes`.
   public init(parsing text: String, source: String) throws(ConfigError) {
     self.source = source
     guard text.utf8.count <= ConfigFile.maxBytes else {
@@ -56,15 +56,30 @@ public struct ConfigFile: Sendable {
     }
     var sections = [Section(name: "", argument: nil, line: 0, entries: [])]
     var lineNumber = 0
-    for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    // Split at every line feed scalar: split into Characters, "\r\n" is one Character that is
+    // not "\n", so a file saved with CRLF line endings would read as one long line.
+    for scalars in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
       lineNumber += 1
-      let line = rawLine.trimmingSpaces()
+      let line = Substring(scalars).trimmingSpaces()
       if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+      guard !line.unicodeScalars.contains("\r") else {
+        throw ConfigError(
+          source: source, line: lineNumber,
+          reason: "carriage return inside the line; save the file with Unix (LF) or DOS (CRLF)"
+            + " line endings")
+      }
       if line.hasPrefix("[") {
-        guard line.hasSuffix("]") else {
+        // The header ends at the first ']' followed only by blanks or a comment.
+        guard
+          let close = line.indices.first(where: { index in
+            guard line[index] == "]" else { return false }
+            let rest = line[line.index(after: index)...].trimmingSpaces()
+            return rest.isEmpty || rest.hasPrefix("#")
+          })
+        else {
           throw ConfigError(source: source, line: lineNumber, reason: "section header without ']'")
         }
-        let inner = line.dropFirst().dropLast().trimmingSpaces()
+        let inner = line[..<close].dropFirst().trimmingSpaces()
         var name = inner
         var argument: String?
         if let space = inner.firstIndex(where: { $0 == " " || $0 == "\t" }) {
@@ -94,12 +109,24 @@ public struct ConfigFile: Sendable {
       guard !key.isEmpty else {
         throw ConfigError(source: source, line: lineNumber, reason: "empty key before '='")
       }
-      let value = line[line.index(after: equals)...].trimmingSpaces()
+      let value = ConfigFile.withoutComment(line[line.index(after: equals)...]).trimmingSpaces()
       sections[sections.count - 1].entries.append(
         Entry(key: String(key), value: String(value), line: lineNumber))
     }
     if sections[0].entries.isEmpty { sections.removeFirst() }
     self.sections = sections
+  }
+
+  /// The value without an inline comment: a `#` at its start or after a blank starts one
+  /// (`mode = auto   # auto | buffered | polled`); `a#b` stays as written.
+  static func withoutComment(_ value: Substring) -> Substring {
+    var previous: Character = " "
+    for index in value.indices {
+      let c = value[index]
+      if c == "#" && (previous == " " || previous == "\t") { return value[..<index] }
+      previous = c
+    }
+    return value
   }
 
   /// The sections called `name`, in order.

@@ -77,6 +77,10 @@ enum RecordCommand {
       manager.stop()
       timer?.cancel()
       signals.cancel()
+      // The callbacks capture `manager` (through finish()): break the cycle so that nothing is
+      // left unreachable at exit (LeakSanitizer reported the whole manager graph).
+      manager.onSample = nil
+      manager.onSensorChange = nil
       logger.info("recorded \(samples) samples, skipped \(manager.readingsSkipped)")
       return samples == 0 && !sawSensor ? 69 : 0
     } catch {

@@ -220,3 +220,31 @@ import Testing
     }
   }
 }
+
+@Suite struct DocumentedConfigurationTests {
+  /// The README's example, comments and all, is a valid configuration.
+  @Test func readmeExampleIsAccepted() throws {
+    let text = """
+      [sampling]
+      mode = auto            # auto | buffered | polled
+      poll-rate = 20         # Hz
+      buffered-rate = 20     # Hz, the device rounds up to what it supports
+      buffer-length = 8      # scans the kernel may queue
+
+      [device "my-tablet"]
+      match-name = mxc4005            # IIO name attribute (glob)
+      match-label = accel-display     # sysfs label (glob)
+      match-modalias = acpi:MXC6655*  # MODALIAS of the device or its nearest parent (glob)
+      mount-matrix = 0, 1, 0; -1, 0, 0; 0, 0, 1
+      location = display              # display | base
+      """
+    let configuration = try AccelerometerConfiguration(
+      ConfigFile(parsing: text, source: "README.md"))
+    #expect(configuration.sampling.mode == .auto)
+    #expect(configuration.sampling.bufferLength == 8)
+    let device = try #require(configuration.devices.first)
+    #expect(device.matchModalias == "acpi:MXC6655*")
+    #expect(device.location == .display)
+    #expect(device.matches(name: "mxc4005", label: "accel-display", modalias: "acpi:MXC6655:"))
+  }
+}

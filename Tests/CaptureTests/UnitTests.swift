@@ -205,3 +205,46 @@ func numbered(width: Int, height: Int) -> RGBImage {
   }
   return image
 }
+
+/// Inputs fuzz/targets/watch-lines.swift found; each is also in fuzz/corpus/watch-lines.
+@Suite struct WatchLineParserFuzzRegressionTests {
+  /// A whole but huge "rotation" trapped converting to Int (`{"rotation":1e77}`).
+  @Test(arguments: ["1e300", "-1e300", "999999999999999999999999999999506", "9.3e18", "90.5"])
+  func hugeOrFractionalRotationIsSkippedWithAWarning(number: String) {
+    var parser = WatchLineParser(label: "stdin")
+    parser.feed(Array("{\"rotation\":\(number)}\n{\"rotation\":-90}\n".utf8))
+    #expect(parser.latest?.orientation == .rightUp)
+    #expect(parser.latest?.line == 2)
+    #expect(parser.warnings.count == 1)
+    #expect(parser.warnings.first?.hasPrefix("stdin:1: ") == true)
+  }
+}
+
+@Suite struct WatchLineParserBoundsTests {
+  /// A stream without newlines (the wrong file, /dev/zero) kept every byte in memory; an
+  /// over-long line is now dropped as it arrives and skipped with one warning.
+  @Test func overlongLinesAreDroppedWithAWarning() {
+    var parser = WatchLineParser(label: "stdin")
+    let chunk = [UInt8](repeating: 0x20, count: 4096)
+    for _ in 0..<64 { parser.feed(chunk) }  // 256 KiB without a newline
+    parser.feed(Array("\n{\"orientation\":\"left-up\"}\n".utf8))
+    parser.feed([UInt8](repeating: 0x41, count: WatchLineParser.maxLineLength + 1))
+    parser.finish()
+    #expect(parser.lineCount == 3)
+    #expect(parser.latest?.orientation == .leftUp)
+    #expect(parser.latest?.line == 2)
+    #expect(parser.warnings.count == 2)
+    #expect(parser.warnings.first?.hasPrefix("stdin:1: line longer than") == true)
+    #expect(parser.warnings.last?.hasPrefix("stdin:3: line longer than") == true)
+  }
+
+  /// A line of exactly the limit is still parsed.
+  @Test func aLineAtTheLimitIsKept() {
+    var parser = WatchLineParser(label: "stdin")
+    let json = Array("{\"orientation\":\"right-up\"}".utf8)
+    let padding = [UInt8](repeating: 0x20, count: WatchLineParser.maxLineLength - json.count)
+    parser.feed(json + padding + [0x0A])
+    #expect(parser.latest?.orientation == .rightUp)
+    #expect(parser.warnings.isEmpty)
+  }
+}

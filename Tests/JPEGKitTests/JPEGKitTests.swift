@@ -145,3 +145,63 @@ func patternJPEG(
     #expect(PatternProbe.probe(try JPEGDecoder().decode(fixed)).transform == .identity)
   }
 }
+
+/// Inputs fuzz/targets/jpeg-file.swift found; each is also in fuzz/corpus/jpeg-file.
+@Suite struct JPEGFuzzRegressionTests {
+  /// The same file with the frame header (SOFn) claiming `width` x `height`.
+  func claiming(width: Int, height: Int, in jpeg: [UInt8]) throws -> [UInt8] {
+    let (segments, _) = try JPEGSegments.header(jpeg)
+    let sof = try #require(segments.first { (0xC0...0xC2).contains($0.marker) })
+    var patched = jpeg
+    let p = sof.payload.lowerBound  // precision, height (2 bytes), width (2 bytes)
+    patched[p + 1] = UInt8(height >> 8)
+    patched[p + 2] = UInt8(height & 0xFF)
+    patched[p + 3] = UInt8(width >> 8)
+    patched[p + 4] = UInt8(width & 0xFF)
+    return patched
+  }
+
+  /// A 223-byte file claiming 63747x65289 pixels made `decode` allocate 12.5 GB before
+  /// TurboJPEG looked at the data (orientcam died re-encoding it); it is refused now, as is a
+  /// lossless turn of it, before anything is allocated.
+  @Test func hugeClaimedSizeIsRefusedBeforeAllocating() throws {
+    let jpeg = try claiming(width: 63747, height: 65289, in: try patternJPEG(width: 32, height: 16))
+    #expect(try JPEGDecoder().header(jpeg).width == 63747)
+    #expect {
+      _ = try JPEGDecoder().decode(jpeg)
+    } throws: { error in
+      (error as? JPEGError)?.message.contains("63747x65289 pixels, more than") == true
+    }
+    #expect(throws: JPEGError.self) {
+      try LosslessJPEG.transform(jpeg, ImageTransform(quarterTurns: 1), edges: .trim)
+    }
+  }
+
+  /// A tables-only stream (SOI, DQT, EOI: the "abbreviated" form MJPEG streams use for their
+  /// tables) passes `tjDecompressHeader3` with a size of 0x0; decoding and turning it are refused
+  /// with that reason rather than left to whatever libjpeg makes of it.
+  @Test func tablesOnlyStreamIsRefused() throws {
+    let jpeg = try patternJPEG(width: 32, height: 16)
+    let (segments, _) = try JPEGSegments.header(jpeg)
+    let dqt = try #require(segments.first { $0.marker == 0xDB })
+    let tablesOnly = [0xFF, 0xD8] + Array(jpeg[dqt.range]) + [0xFF, 0xD9]
+    #expect(try JPEGDecoder().header(tablesOnly) == JPEGInfo(width: 0, height: 0, subsampling: nil))
+    #expect {
+      _ = try JPEGDecoder().decode(tablesOnly)
+    } throws: { error in
+      (error as? JPEGError)?.message.contains("no picture size") == true
+    }
+    #expect {
+      _ = try LosslessJPEG.transform(tablesOnly, .identity, edges: .exact)
+    } throws: { error in
+      (error as? JPEGError)?.message.contains("no picture size") == true
+    }
+  }
+
+  /// The limit itself still lets a real picture through.
+  @Test func picturesUpToTheLimitStillWork() throws {
+    let jpeg = try patternJPEG(width: 64, height: 48)
+    #expect(try JPEGDecoder().decode(jpeg).width == 64)
+    #expect(JPEGLimits.maxPixels >= 16384 * 16384)
+  }
+}

@@ -47,3 +47,27 @@ import Testing
     }
   }
 }
+
+/// Problems found while fuzzing the parser (fuzz/targets/json.swift).
+@Suite struct JSONFuzzRegressionTests {
+  /// Duplicate members were found by searching the members read so far: n^2/2 comparisons, so a
+  /// 650 KB object of 60 000 members (within the 1 MiB limit) took minutes to parse.
+  @Test func manyMembersParseAndADuplicateAtTheEndIsStillFound() throws {
+    let members = (0..<60_000).map { "\"k\($0)\":\($0)" }
+    let text = "{" + members.joined(separator: ",") + "}"
+    let value = try JSONValue(parsing: text)
+    #expect(value.objectValue?.count == 60_000)
+    #expect(value["k59999"]?.numberValue == 59_999)
+    #expect {
+      _ = try JSONValue(parsing: "{" + members.joined(separator: ",") + ",\"k17\":0}")
+    } throws: { error in
+      (error as? JSONError)?.reason == "duplicate member \"k17\""
+    }
+  }
+
+  /// Keys that are canonically equivalent (precomposed and decomposed é) are one member, as
+  /// before: Swift compares and hashes strings by canonical equivalence.
+  @Test func canonicallyEquivalentKeysAreDuplicates() {
+    #expect(throws: JSONError.self) { try JSONValue(parsing: "{\"\u{E9}\":1,\"e\u{301}\":2}") }
+  }
+}

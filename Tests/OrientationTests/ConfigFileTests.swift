@@ -37,3 +37,56 @@ import Testing
     }
   }
 }
+
+/// Inputs the fuzzer (fuzz/targets/config-file.swift) found; each also in fuzz/corpus/config-file.
+@Suite struct ConfigFileFuzzRegressionTests {
+  /// CRLF line endings: "\r\n" is a single Character, so splitting the text at Character "\n"
+  /// read the whole file as one line and put the rest of the file into the first value.
+  @Test func crlfLineEndingsReadLikeLF() throws {
+    let lf = "[detector]\nhysteresis = 10\n\n[sampling]\nmode = polled\n"
+    let crlf = lf.replacingLineFeeds(with: "\r\n")
+    let expected = try ConfigFile(parsing: lf, source: "lf.conf")
+    let file = try ConfigFile(parsing: crlf, source: "crlf.conf")
+    #expect(file.sections == expected.sections)
+    #expect(file.sections.first?.entries.first?.value == "10")
+    #expect(file.sections.last?.entries.first?.line == 5)
+    #expect(try DetectorParameters(config: file).hysteresis == 10)
+  }
+
+  /// A lone carriage return (old Mac line ending, or a stray one) cannot be attributed to a
+  /// line: an error at the line it is in, not a value with a line break in it.
+  @Test func loneCarriageReturnIsAnErrorAtItsLine() {
+    #expect {
+      _ = try ConfigFile(parsing: "[detector]\nhysteresis = 10\rgravity = 9\n", source: "cr.conf")
+    } throws: { error in
+      guard let error = error as? ConfigError else { return false }
+      return error.line == 2 && error.reason.contains("carriage return")
+    }
+  }
+}
+
+extension String {
+  fileprivate func replacingLineFeeds(with ending: String) -> String {
+    split(separator: "\n", omittingEmptySubsequences: false).joined(separator: ending)
+  }
+}
+
+@Suite struct ConfigFileInlineCommentTests {
+  /// The README's and `SamplingConfiguration`'s examples put comments after values; they used
+  /// to become part of the value ("mode 'auto   # auto | buffered | polled' is not one of ...").
+  @Test func commentAfterABlankEndsTheValue() throws {
+    let text = """
+      [detector]   # tuned for this tablet
+      hysteresis = 14   # degrees
+      [device "lid #1"] # the display
+      match-name = mxc4005\t# glob
+      match-label = a#b
+      location =   # nothing
+      """
+    let file = try ConfigFile(parsing: text, source: "inline.conf")
+    #expect(file.sections.map(\.name) == ["detector", "device"])
+    #expect(file.sections[1].argument == "lid #1")
+    #expect(file.sections[0].entries.map(\.value) == ["14"])
+    #expect(file.sections[1].entries.map(\.value) == ["mxc4005", "a#b", ""])
+  }
+}
