@@ -170,7 +170,13 @@ enum WatchCommand {
       return 70
     }
     wait?.cancel()
+    wait = nil
     stopTimer?.cancel()
+    // The callbacks capture the client (and the wait): break those cycles so that everything
+    // is released before exit (LeakSanitizer checks the process's end).
+    client.onChange = nil
+    client.onServiceLost = nil
+    client.connection.onDisconnect = nil
     return status
   }
 }
