@@ -440,21 +440,29 @@ public final class OrientDaemon {
     published = next
     guard let connection, connection.isConnected else { return }
     let (own, compat) = next.changedProperties(since: old)
+    // Changes go to the claimers only (as iio-sensor-proxy 3.1+ does), except a sensor
+    // appearing or disappearing: that is broadcast. iio-sensor-proxy exits without a sensor and
+    // is started again with the new one, so clients (mutter, KDE) re-read its properties when
+    // the name gets a new owner; orientd keeps its name, and a client that only claims once
+    // HasAccelerometer is true would otherwise never hear that a sensor arrived.
+    let hasChanged = "HasAccelerometer"
     emit(
       own, path: OrientDaemon.orientdPath, interface: OrientDaemon.orientdName,
-      to: claims.claimers(.orientd), on: connection)
+      to: own.contains(hasChanged) ? nil : claims.claimers(.orientd), on: connection)
     if servesCompatibility {
       emit(
         compat, path: OrientDaemon.sensorProxyPath, interface: OrientDaemon.sensorProxyName,
-        to: claims.claimers(.sensorProxy), on: connection)
+        to: compat.contains(hasChanged) ? nil : claims.claimers(.sensorProxy), on: connection)
     }
   }
 
+  /// Sends PropertiesChanged of `names` to `destinations` (unicast each), or to everyone when
+  /// `destinations` is nil.
   private func emit(
-    _ names: [String], path: DBusObjectPath, interface: String, to destinations: [String],
+    _ names: [String], path: DBusObjectPath, interface: String, to destinations: [String]?,
     on connection: DBusConnection
   ) {
-    guard !names.isEmpty, !destinations.isEmpty else { return }
+    guard !names.isEmpty, destinations?.isEmpty != true else { return }
     do {
       try connection.emitPropertiesChanged(
         path: path, interface: interface, names: names, destinations: destinations)

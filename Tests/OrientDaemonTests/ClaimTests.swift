@@ -166,4 +166,21 @@ struct ClaimTests {
     #expect(watch.wait(timeout: 10) == 0)
     #expect(waitFor(timeout: 10) { !fixture.isReadingSensor })
   }
+
+  @Test func clientsThatHaveNotClaimedHearASensorArriveAndLeave() throws {
+    // mutter and KDE claim only once HasAccelerometer is true; orientd keeps its bus name when
+    // the sensor goes, so the change must reach clients that hold no claim.
+    let fixture = try DaemonFixture()
+    try fixture.testbed.perform { $0.unplug(fixture.device) }
+    #expect(waitFor(timeout: 10) { (try? fixture.property("HasAccelerometer")) == "b false" })
+    let monitor = try fixture.start([
+      "gdbus", "monitor", "--system", "--dest", "net.hadess.SensorProxy", "--object-path",
+      "/net/hadess/SensorProxy",
+    ])
+    #expect(waitFor(timeout: 10) { monitor.standardOutput.contains("Monitoring signals") })
+    try fixture.testbed.perform { $0.hotplug([fixture.device]) }
+    #expect(
+      waitFor(timeout: 10) { monitor.standardOutput.contains("'HasAccelerometer': <true>") },
+      "\(monitor.standardOutput)\n\(fixture.log)")
+  }
 }

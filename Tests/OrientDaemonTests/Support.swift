@@ -47,7 +47,8 @@ final class DaemonFixture {
     self.bus = try bus ?? PrivateBus()
     device = Accel.polled
     testbed = try LiveTestbed(
-      devices: devices, program: [try Built.executable("orientd"), "-v"] + arguments,
+      devices: devices,
+      program: [try Built.executable("orientd"), "-v"] + isolated(arguments, in: self.bus),
       environment: self.bus.environment)
     let testbed = testbed
     guard waitFor(timeout: 15, { testbed.programStderr.contains("notice: serving ") }) else {
@@ -119,7 +120,7 @@ func busctl(_ bus: PrivateBus, _ arguments: [String]) throws -> (
 /// real accelerometer gives the same result.
 func sensorlessDaemon(_ bus: PrivateBus, _ arguments: [String] = []) throws -> ChildProcess {
   let daemon = try ChildProcess(
-    ["umockdev-run", "--", try Built.executable("orientd"), "-v"] + arguments,
+    ["umockdev-run", "--", try Built.executable("orientd"), "-v"] + isolated(arguments, in: bus),
     environment: bus.environment, outputDirectory: bus.directory.path)
   let started = waitFor(timeout: 15) {
     daemon.standardError.contains("notice: serving ") || !daemon.isRunning
@@ -142,4 +143,15 @@ extension String {
 
   /// The lines, without empty ones.
   var lines: [String] { split(separator: "\n").map(String.init) }
+}
+
+/// `arguments` with `--config` of an empty file unless they name one: a daemon under test must
+/// not read the machine's own /etc/orientd.conf.
+func isolated(_ arguments: [String], in bus: PrivateBus) throws -> [String] {
+  if arguments.contains(where: { $0 == "--config" || $0.hasPrefix("--config=") }) {
+    return arguments
+  }
+  let empty = bus.directory.file("empty.conf")
+  try writeFile(empty, "")
+  return arguments + ["--config", empty]
 }
