@@ -128,6 +128,7 @@ enum WatchCommand {
     }
 
     var wait: ServiceWait?
+    var retryTimer: EventLoop.Timer?
     func claim(_ service: OrientService) {
       let services = Array(OrientService.allCases.drop { $0 != service })
       client.claim(services: services) { result in
@@ -139,6 +140,18 @@ enum WatchCommand {
           show(state)
         case .failure(let error) where error.kind == .serviceMissing:
           claimWhenThere()  // gone again between appearing and the claim
+        case .failure(let error) where error.kind == .failed:
+          // E.g. the service quit while the claim was on its way (the bus then answers
+          // NoReply): try again in a second rather than giving up on a passing problem.
+          logger.notice("claim failed (\(error.message)); trying again in 1 s")
+          retryTimer = try? loop.makeTimer {
+            retryTimer = nil
+            claimWhenThere()
+          }
+          if (try? retryTimer?.schedule(afterNanoseconds: 1_000_000_000)) == nil {
+            printError("orientd --watch: \(error.message)")
+            stop(69)
+          }
         case .failure(let error):
           printError("orientd --watch: \(error.message)")
           stop(69)
@@ -171,6 +184,8 @@ enum WatchCommand {
     }
     wait?.cancel()
     wait = nil
+    retryTimer?.cancel()
+    retryTimer = nil
     stopTimer?.cancel()
     // The callbacks capture the client (and the wait): break those cycles so that everything
     // is released before exit (LeakSanitizer checks the process's end).

@@ -227,7 +227,7 @@ struct BusTests {
     daemon.signal(SIGTERM)
     #expect(daemon.wait(timeout: 10) == 0)
     #expect(waitFor(timeout: 10) { watch.standardError.contains("went away") })
-    #expect(watch.isRunning)
+    #expect(watch.isRunning, "\(watch.standardError)")
     watch.signal(SIGTERM)
     #expect(watch.wait(timeout: 10) == 0)
   }
