@@ -23,8 +23,9 @@ STAGES=(build bus daemon camera turn get finish camera_results)
 out=${DEMO_OUT:-$PWD/demo-output}
 work=$(mktemp -d /tmp/orientd-demo-XXXXXX)
 pids=()
+watchers=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${watchers[@]}" "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -n "${bus_pid:-}" ] && kill -9 "$bus_pid" 2>/dev/null || true
   rm -rf "$work"
 }
@@ -119,10 +120,11 @@ set_raw() {  # x y z
 
 stage_turn() {
   say "orientd --watch and monitor-sensor claim the accelerometer; the device is turned"
-  "$orientd" --watch | sed -u 's/^/  [orientd --watch]  /' &
-  pids+=($!)
-  stdbuf -oL monitor-sensor 2>&1 | sed -u 's/^/  [monitor-sensor]   /' &
-  pids+=($!)
+  # Process substitution, so that $! is the client itself (the demo stops exactly these).
+  "$orientd" --watch > >(sed -u 's/^/  [orientd --watch]  /') &
+  watchers+=($!)
+  stdbuf -oL monitor-sensor > >(sed -u 's/^/  [monitor-sensor]   /') 2>&1 &
+  watchers+=($!)
   sleep 1.5
   echo "  (sampling now: $(open_sensor_files) in_accel_* files open)"
   for step in "left-up:1000 0 0" "bottom-up:0 1000 0" "right-up:-1000 0 0" \
@@ -136,11 +138,18 @@ stage_turn() {
 
 stage_camera() {
   say "orientcam session follows orientd --watch --json: a photo in each new orientation"
-  rm -rf "$out"
+  # Never delete anything the demo did not make: an existing folder must be empty or one of
+  # its own earlier outputs (marked by .orientd-demo).
+  if [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && [ ! -e "$out/.orientd-demo" ]; then
+    echo "demo: $out exists and is not an earlier demo output; set DEMO_OUT to another folder" >&2
+    exit 73
+  fi
+  [ -e "$out/.orientd-demo" ] && rm -f "$out"/session-*.jpg "$out"/overlay-*.png "$out/session.jsonl"
   mkdir -p "$out"
+  touch "$out/.orientd-demo"
   mkfifo "$work/watch.fifo"
   "$orientd" --watch --json > "$work/watch.fifo" &
-  pids+=($!)
+  watchers+=($!)
   scripts/demo-session.sh "$out" --watch "$work/watch.fifo" --timeout 40 \
     > "$work/session.log" 2>&1 &
   session_runner=$!
@@ -162,9 +171,7 @@ stage_get() {
 
 stage_finish() {
   say "the watchers stop (SIGTERM): their claims go, orientd stops reading the sensor"
-  for pid in "${pids[@]:1}"; do kill "$pid" 2>/dev/null || true; done
-  pkill -TERM -f "$orientd --watch" 2>/dev/null || true
-  pkill -TERM -x monitor-sensor 2>/dev/null || true
+  for pid in "${watchers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   sleep 1
   echo "  open in_accel_* files: $(open_sensor_files)"
   kill -TERM "$daemon_pid"
