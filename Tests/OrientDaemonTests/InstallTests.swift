@@ -47,7 +47,8 @@ import Testing
   }
 
   /// `systemd-analyze verify` accepts the unit (pointed at the built binary).
-  @Test(.enabled(if: access("/usr/bin/systemd-analyze", X_OK) == 0, "no systemd-analyze"))
+  @Test(
+    .enabled(if: access("/usr/bin/systemd-analyze", X_OK) == 0 || runsInCI, "no systemd-analyze"))
   func theUnitVerifies() throws {
     let dir = try TemporaryDirectory("unit")
     let unit = readFile("\(Built.packageRoot)/systemd/orientd.service")

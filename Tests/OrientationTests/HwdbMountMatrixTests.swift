@@ -26,7 +26,10 @@ import Testing
     return values
   }
 
-  @Test(.enabled(if: access(path, R_OK) == 0, "\(path) is not installed (Debian package udev)"))
+  @Test(
+    .enabled(
+      if: access(path, R_OK) == 0 || getenv("CI").map { String(cString: $0) } == "true",
+      "\(path) is not installed (Debian package udev)"))
   func everyValueParsesOrIsRejectedWithAReason() throws {
     let values = try #require(HwdbMountMatrixTests.values())
     var parsed = 0

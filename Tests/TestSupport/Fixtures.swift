@@ -167,3 +167,6 @@ public final class PrivateBus {
     ["DBUS_SYSTEM_BUS_ADDRESS": address, "DBUS_SESSION_BUS_ADDRESS": address]
   }
 }
+
+/// Whether the tests run under CI (`CI=true`), where a missing tool is a failure, not a skip.
+public var runsInCI: Bool { getenv("CI").map { String(cString: $0) } == "true" }
