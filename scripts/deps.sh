@@ -8,7 +8,7 @@ set -euo pipefail
 BUILD_PKGS=(
   pkg-config
   libudev-dev       # CUdev: discovery and hotplug
-  libiio-dev        # CIIO: libiio, used by the read-path benchmark and --list-sensors cross-check
+  libiio-dev        # CIIO: libiio, used only by the read-path benchmark (iio-read-bench)
   libdbus-1-dev     # CDBus: the bus layer
   libturbojpeg0-dev # CTurboJPEG: lossless rotation, encoding
   libexif-dev       # CExif: EXIF blocks
