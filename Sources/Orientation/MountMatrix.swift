@@ -84,6 +84,24 @@ public struct MountMatrix: Equatable, Hashable, Sendable, CustomStringConvertibl
     }
   }
 
+  /// The inverse matrix, or `nil` when the matrix is singular (its rows are not independent),
+  /// so that `inverse.apply(apply(v)) == v`: it turns display-frame readings back into the
+  /// sensor's own axes.
+  public var inverse: MountMatrix? {
+    let m = entries
+    let c00 = m[4] * m[8] - m[5] * m[7]
+    let c01 = m[5] * m[6] - m[3] * m[8]
+    let c02 = m[3] * m[7] - m[4] * m[6]
+    let determinant = m[0] * c00 + m[1] * c01 + m[2] * c02
+    guard determinant.isFinite, abs(determinant) > 1e-12 else { return nil }
+    let d = 1 / determinant
+    return MountMatrix(validatedRows: [
+      c00 * d, (m[2] * m[7] - m[1] * m[8]) * d, (m[1] * m[5] - m[2] * m[4]) * d,
+      c01 * d, (m[0] * m[8] - m[2] * m[6]) * d, (m[2] * m[3] - m[0] * m[5]) * d,
+      c02 * d, (m[1] * m[6] - m[0] * m[7]) * d, (m[0] * m[4] - m[1] * m[3]) * d,
+    ])
+  }
+
   /// Whether this is the identity matrix.
   public var isIdentity: Bool { self == .identity }
 

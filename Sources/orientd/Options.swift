@@ -36,7 +36,7 @@ struct Options: Equatable {
            orientd --watch [--json] [--session] [-v]
            orientd --get [--json] [--session] [-v]
            orientd --list-sensors [--json] [--config FILE] [-v]
-           orientd record [--duration S] [--config FILE] [-v]
+           orientd record [--duration S] [--raw] [--config FILE] [-v]
            orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
            orientd --help | --version
 
@@ -63,7 +63,8 @@ struct Options: Equatable {
 
     orientd --list-sensors shows every IIO accelerometer, what orientd makes of it and which
     one it uses; orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
-    or --duration S, the input of orientd replay.
+    or --duration S, the input of orientd replay; with --raw in the sensor's own axes (no
+    mount matrix applied), for working out a hwdb ACCEL_MOUNT_MATRIX.
 
     orientd replay runs the orientation detector over a recorded accelerometer trace and prints
     one line per committed change, "t,orientation" (t is the time of the sample at which the
@@ -226,6 +227,9 @@ struct Options: Equatable {
           throw UsageError("--duration '\(text)' is not a positive number of seconds")
         }
         options.duration = seconds
+      case "--raw":
+        try ArgumentCursor.noValue(name, inline)
+        options.raw = true
       default:
         throw UsageError(
           argument.hasPrefix("-")

@@ -35,7 +35,18 @@ enum RecordCommand {
         logger.info("signal \(signo): stopping")
         finish()
       }
+      // --raw: back into the sensor's own axes (scale and offset applied, no mount matrix), for
+      // working out a hwdb matrix even while a wrong one applies.
+      var unmount: MountMatrix?
       manager.onSensorChange = { status in
+        if options.raw {
+          unmount = status?.description.mountMatrix.inverse
+          if let status, unmount == nil {
+            logger.error(
+              "the mount matrix of \(status.description.sysname) has no inverse; printing it applied"
+            )
+          }
+        }
         if let status {
           sawSensor = true
           let text =
@@ -53,7 +64,7 @@ enum RecordCommand {
         first = start
         samples += 1
         let t = Double(sample.timestamp - start) / 1e9
-        let v = sample.acceleration
+        let v = unmount?.apply(sample.acceleration) ?? sample.acceleration
         let line = [t, v.x, v.y, v.z].enumerated().map { i, value in
           FixedPoint.format(value, decimals: i == 0 ? 3 : 4)
         }.joined(separator: ",")

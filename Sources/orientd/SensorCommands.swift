@@ -13,6 +13,8 @@ struct SensorCommandOptions: Equatable {
   var configPath: String?
   /// `--duration S` (record only).
   var duration: Double?
+  /// `--raw` (record only): the sensor's own axes, without the mount matrix.
+  var raw = false
   /// `-v`/`--verbose`.
   var verbose = false
 }

@@ -46,6 +46,26 @@ struct SensorIntegrationTests {
     #expect(transcript.dump("after")["in_accel_sampling_frequency"] == "12.500000")
   }
 
+  @Test func recordRawShowsTheSensorsOwnAxesUnderAMountMatrix() throws {
+    // The hwdb matrix turns the sensor's (1 g along x) into the display's (0, -g, 0)... with
+    // --raw the reading is back in the sensor's axes, whatever matrix applies.
+    let parent = IIOFixture.parent()
+    let device = IIOFixture.polled(
+      parent: parent, raw: (1000, 0, 0),
+      properties: [("ACCEL_MOUNT_MATRIX", "0, 1, 0; -1, 0, 0; 0, 0, 1")])
+    for (arguments, expected) in [
+      (["record", "--duration", "0.3"], #"^[0-9.]+,0\.0000,-9\.8067,0\.0000$"#),
+      (["record", "--raw", "--duration", "0.3"], #"^[0-9.]+,9\.8067,0\.0000,0\.0000$"#),
+    ] {
+      var scenario = UMockdevScenario(devices: [parent, device])
+      scenario.spawn([try orientd] + arguments)
+      scenario.expect(expected)
+      scenario.wait()
+      let transcript = try scenario.run()
+      #expect(transcript.failure == nil, "\(arguments): \(transcript.summary)")
+    }
+  }
+
   static let formats = [
     IIOFixture.Format(type: "le:s16/32>>0", timestamp: true, extraEnabledChannel: false),
     IIOFixture.Format(type: "le:s12/16>>4", timestamp: true, extraEnabledChannel: true),

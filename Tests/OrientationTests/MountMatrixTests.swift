@@ -41,4 +41,20 @@ import Testing
     #expect(MountMatrix.identity.apply(Vector3(1, 2, 3)) == Vector3(1, 2, 3))
     #expect(m.description == "0, 1, 0; -1, 0, 0; 0, 0, 1")
   }
+
+  @Test(arguments: [
+    "0, 1, 0; -1, 0, 0; 0, 0, 1", "0.7071, -0.7071, 0; 0.7071, 0.7071, 0; 0, 0, 1",
+    "-1, 0, 0; 0, 1, 0; 0, 0, -1", "2, 0, 0; 0, 0.5, 0; 0, 0, 1",
+  ])
+  func inverseUndoesTheMatrix(text: String) throws {
+    let m = try MountMatrix(parsing: text)
+    let inverse = try #require(m.inverse)
+    let v = Vector3(1.5, -9.8, 0.25)
+    let back = inverse.apply(m.apply(v))
+    #expect(abs(back.x - v.x) < 1e-9 && abs(back.y - v.y) < 1e-9 && abs(back.z - v.z) < 1e-9)
+  }
+
+  @Test func aSingularMatrixHasNoInverse() throws {
+    #expect(try MountMatrix(parsing: "1, 0, 0; 1, 0, 0; 0, 0, 1").inverse == nil)
+  }
 }
