@@ -288,6 +288,11 @@ public enum OrientcamCommand: Equatable, Sendable {
       throw CaptureError(.usage, "missing command; see orientcam --help")
     }
     let rest = Array(arguments.dropFirst())
+    // --version works after any command, as in orientd.
+    if rest.contains("--version"), ["capture", "list", "inspect"].contains(first) {
+      self = .version
+      return
+    }
     if rest.contains("--help") || rest.contains("-h") {
       guard ["capture", "list", "inspect"].contains(first) else {
         throw CaptureError(.usage, "unknown command \"\(first)\"; see orientcam --help")

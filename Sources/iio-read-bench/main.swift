@@ -36,6 +36,9 @@ struct Options {
           "usage: iio-read-bench [--device iio:deviceN] [--readings N] [--only libiio|reopen|pread]"
         )
         exit(0)
+      case "--version":
+        print("iio-read-bench 0.1.0")
+        exit(0)
       default:
         complain("iio-read-bench: unknown option \(argument)\n")
         exit(64)

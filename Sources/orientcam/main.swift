@@ -29,6 +29,10 @@ if let first = arguments.first, first == "session" || first == "layout" {
     say(first == "session" ? SessionUsage.session : SessionUsage.layout)
     exit(0)
   }
+  if rest.contains("--version") {
+    say("orientcam \(orientcamVersion)")
+    exit(0)
+  }
   if first == "layout" {
     do {
       let conflicts = try LayoutCommand.run(try LayoutOptions(arguments: rest), emit: say)

@@ -88,7 +88,8 @@ struct Options: Equatable {
     exit status: 0 success; 64 usage error (unknown option, bad --set); 65 malformed trace or
     config file (the message names FILE:LINE); 66 a file cannot be opened or read; 69 no bus,
     bus name taken or refused, no orientation service (--watch/--get), no accelerometer
-    (--get, --list-sensors).
+    (--get, --list-sensors); 70 internal error (the event loop failed); 71 the system refused a
+    resource orientd needs (signalfd, timerfd, epoll: see the message).
     """
 
   /// The parameter lines of `usage`.
