@@ -193,12 +193,7 @@ public struct AccelerometerDescription: Equatable, Sendable {
     var rejected: [(MountMatrixSource, String)] = []
     for (source, text) in candidates where chosen == nil {
       do {
-        let parsed = try MountMatrix(parsing: text)
-        if let reason = AccelerometerDescription.singularity(parsed) {
-          rejected.append((source, "invalid mount matrix \"\(parsed)\": \(reason)"))
-        } else {
-          chosen = (parsed, source)
-        }
+        chosen = (try MountMatrix(parsing: text), source)
       } catch {
         rejected.append((source, error.description))
       }
@@ -207,6 +202,14 @@ public struct AccelerometerDescription: Equatable, Sendable {
     for (source, error) in rejected {
       problems.append(
         "\(device): ignoring mount matrix from \(source): \(error); using \(matrix.1) instead")
+    }
+    // A singular matrix folds two axes onto one. systemd's 60-sensor.hwdb ships such matrices
+    // for real devices (e.g. "1, 0, 0; 0, -1, 0; 1, 0, 0"): the in-plane rows still give the
+    // four orientations, so it is used, with a warning that the tilt may be wrong.
+    if let reason = AccelerometerDescription.singularity(matrix.0) {
+      problems.append(
+        "\(device): mount matrix \"\(matrix.0)\" from \(matrix.1) \(reason); using it as given"
+          + " (the orientation follows its first two rows; Tilt may be wrong)")
     }
     (mountMatrix, mountMatrixSource) = matrix
 
@@ -254,18 +257,18 @@ public struct AccelerometerDescription: Equatable, Sendable {
     self.problems = problems
   }
 
-  /// Refuses a matrix that folds two axes onto each other (determinant zero), which
-  /// `MountMatrix`'s row check does not catch ("1, 0, 0; 1, 0, 0; 0, 0, 1").
+  /// Says why a matrix folds two axes onto each other (determinant zero), as some of
+  /// systemd's 60-sensor.hwdb entries do.
   ///
-  /// - Returns: the reason, or `nil` for a usable matrix.
+  /// - Returns: the reason, or `nil` for an invertible matrix.
   static func singularity(_ m: MountMatrix) -> String? {
     let e = m.entries
-    guard e.count == 9 else { return "not 3x3" }
+    guard e.count == 9 else { return "is not 3x3" }
     let det =
       e[0] * (e[4] * e[8] - e[5] * e[7]) - e[1] * (e[3] * e[8] - e[5] * e[6])
       + e[2] * (e[3] * e[7] - e[4] * e[6])
     guard abs(det) < 1e-6 else { return nil }
-    return "the rows are not independent (determinant 0), so two axes would read the same"
+    return "is singular (determinant 0: two rows read the same axis)"
   }
 
   /// Turns one raw reading into m/s^2 in the display frame: `M x ((raw + offset) * scale)`.
