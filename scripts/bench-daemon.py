@@ -237,6 +237,10 @@ class Bench:
         rss = int(status['VmRSS'].split()[0])
         anon = int(status['RssAnon'].split()[0])
         pss = self.pss_kib(pid)
+        if os.environ.get('BENCH_SMAPS_DIR'):
+            # Where the resident pages are, per mapping (README "Memory").
+            with open(os.path.join(os.environ['BENCH_SMAPS_DIR'], label + '.smaps'), 'w') as out:
+                out.write(open('/proc/%d/smaps' % pid).read())
         self.call('ReleaseAccelerometer')
         self.stop(process)
         log.close()
