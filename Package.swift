@@ -96,6 +96,8 @@ let package = Package(
         "DBusKit", "SystemKit",
       ]),
     .executableTarget(name: "orient-bench", dependencies: ["Orientation", "OrientSim", "JSON"]),
+    // Many clients claiming, releasing and vanishing at once (scripts/bench-claims.sh).
+    .executableTarget(name: "claims-bench", dependencies: ["DBusKit", "SystemKit", "JSON"]),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).

@@ -1,6 +1,7 @@
 #include "orient_sys.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 
@@ -33,3 +34,5 @@ unsigned int orient_signalfd_signo(const void *siginfo) {
 }
 
 size_t orient_signalfd_siginfo_size(void) { return sizeof(struct signalfd_siginfo); }
+
+int orient_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }

@@ -117,11 +117,6 @@ extension DBusConnection {
     return uid
   }
 
-  /// The process id owning `name` (`GetConnectionUnixProcessID`); `reply` runs on the loop.
-  public func unixProcessID(of name: String, reply: @escaping (Result<UInt32, DBusError>) -> Void) {
-    busUInt32("GetConnectionUnixProcessID", name, reply)
-  }
-
   private func busUInt32(
     _ member: String, _ name: String, _ reply: @escaping (Result<UInt32, DBusError>) -> Void
   ) {

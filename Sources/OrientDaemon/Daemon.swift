@@ -351,12 +351,16 @@ public final class OrientDaemon {
   }
 
   private func armHoldTimer() {
-    if holdTimer == nil {
-      holdTimer = try? loop.makeTimer { [weak self] in self?.holdExpired() }
-    }
     do {
-      try holdTimer?.schedule(afterNanoseconds: Int64(options.claimReplyBound * 1e9))
+      let timer = try holdTimer ?? loop.makeTimer { [weak self] in self?.holdExpired() }
+      holdTimer = timer
+      try timer.schedule(afterNanoseconds: Int64(options.claimReplyBound * 1e9))
     } catch {
+      // Without the bound a claim could wait forever for a sensor that never answers:
+      // answer at once with the state there is.
+      logger.error(
+        "cannot arm the \(options.claimReplyBound) s claim reply timer: \(error); answering "
+          + "\(held.count) claim(s) at once")
       answerHeld()
     }
   }

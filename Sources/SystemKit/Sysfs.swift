@@ -74,11 +74,6 @@ public enum Clock {
     read(CLOCK_REALTIME)
   }
 
-  /// `CLOCK_BOOTTIME` in nanoseconds (monotonic, counting suspend).
-  public static func boottimeNanoseconds() -> Int64 {
-    read(CLOCK_BOOTTIME)
-  }
-
   private static func read(_ id: clockid_t) -> Int64 {
     var ts = timespec()
     clock_gettime(id, &ts)

@@ -84,7 +84,13 @@ enum RecordCommand {
       if manager.active == nil { logger.notice("no display accelerometer yet; waiting for one") }
       sawSensor = sawSensor || manager.active != nil
       manager.start()
-      try loop.run()
+      do {
+        try loop.run()
+      } catch {
+        // The sensor may be sampling: put its sysfs settings back before giving up.
+        manager.stop()
+        SensorCommandSupport.fail(70, "event loop failed: \(error)")
+      }
       manager.stop()
       timer?.cancel()
       signals.cancel()

@@ -63,4 +63,44 @@ import Testing
     #expect(!unit.contains("PrivateNetwork=yes"), "it would cut orientd off udev's hotplug events")
     #expect(unit.contains("Type=dbus") && unit.contains("BusName=org.orientd.Orientation1"))
   }
+
+  /// orientd's answer to losing the bus is exit status 69 (BusTests, BusFaultTests): the unit
+  /// must restart it on that status, and its sandbox must not get looser.
+  @Test(
+    .enabled(if: access("/usr/bin/systemd-analyze", X_OK) == 0 || runsInCI, "no systemd-analyze"))
+  func theUnitRestartsOnStatus69AndKeepsItsExposureScore() throws {
+    let unit = readFile("\(Built.packageRoot)/systemd/orientd.service")
+    let settings = unit.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+    func values(_ key: String) -> [String] {
+      settings.filter { $0.hasPrefix("\(key)=") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+    // on-failure (or always) restarts after a non-zero exit status; 69 must not be declared a
+    // success or exempted from restarting.
+    #expect(values("Restart") == ["on-failure"])
+    for key in ["RestartPreventExitStatus", "SuccessExitStatus"] {
+      #expect(
+        !values(key).contains { $0.split(separator: " ").contains("69") }, "\(key) names 69")
+    }
+
+    let dir = try TemporaryDirectory("unit")
+    let orientd = try Built.executable("orientd")
+    let lines = unit.split(separator: "\n", omittingEmptySubsequences: false).map {
+      $0.hasPrefix("ExecStart=") ? "ExecStart=\(orientd)" : String($0)
+    }
+    try writeFile(dir.file("orientd.service"), lines.joined(separator: "\n"))
+    let security = try ChildProcess.run(
+      ["systemd-analyze", "security", "--offline=true", "--no-pager", dir.file("orientd.service")],
+      outputDirectory: dir.path)
+    let overall = (security.stdout + security.stderr).split(separator: "\n").first {
+      $0.contains("Overall exposure level")
+    }
+    let score = overall.flatMap { line in
+      line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+    }
+    print("systemd-analyze security --offline=true: \(overall ?? "no score")")
+    #expect(score != nil, "\(security.stdout)\(security.stderr)")
+    // 1.9 before IPAddressDeny=any and PrivateMounts=yes; what is left needs root, sysfs
+    // writes, /dev/iio:* and netlink (see the comments in the unit).
+    #expect((score ?? 10) <= 1.6, "\(overall ?? "")")
+  }
 }

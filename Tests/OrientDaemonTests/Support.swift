@@ -19,6 +19,38 @@ enum Accel {
       ("in_accel_z_raw", "0\n"), ("in_accel_scale", "0.00980665\n"),
     ])
 
+  /// A buffered accelerometer (scan elements, buffer, trigger, `/dev/iio:device0` as a pty that
+  /// delivers nothing, so a first claim is answered after the bound) and its data-ready
+  /// trigger. orientd raises `sampling_frequency` from 15.62 to 31.26 Hz while it samples.
+  static let buffered: [UMockdevDevice] = [
+    UMockdevDevice(
+      devpath: "\(parent.devpath)/iio:device0",
+      properties: [("SUBSYSTEM", "iio"), ("DEVNAME", "/dev/iio:device0")],
+      attributes: [
+        ("name", "bmc150_accel\n"), ("dev", "241:0\n"), ("in_accel_x_raw", "0\n"),
+        ("in_accel_y_raw", "-1000\n"), ("in_accel_z_raw", "0\n"),
+        ("in_accel_scale", "0.00980665\n"), ("sampling_frequency", "15.620000\n"),
+        ("sampling_frequency_available", "15.620000 31.260000 62.500000 125\n"),
+        ("current_timestamp_clock", "realtime\n"), ("buffer/enable", "0\n"),
+        ("buffer/length", "2\n"), ("buffer/watermark", "1\n"),
+        ("trigger/current_trigger", "\n"),
+      ]
+        + ["x", "y", "z"].enumerated().flatMap { index, axis in
+          [
+            ("scan_elements/in_accel_\(axis)_en", "0\n"),
+            ("scan_elements/in_accel_\(axis)_index", "\(index)\n"),
+            ("scan_elements/in_accel_\(axis)_type", "le:s16/16>>0\n"),
+          ]
+        } + [
+          ("scan_elements/in_timestamp_en", "0\n"), ("scan_elements/in_timestamp_index", "3\n"),
+          ("scan_elements/in_timestamp_type", "le:s64/64>>0\n"),
+        ],
+      node: "iio:device0"),
+    UMockdevDevice(
+      devpath: "\(parent.devpath)/trigger1", properties: [("SUBSYSTEM", "iio")],
+      attributes: [("name", "bmc150_accel-dev0\n")]),
+  ]
+
   /// Raw counts for a display held upright in `orientation`, or turned `degrees` clockwise.
   static func raw(_ orientation: Orientation) -> (Int, Int, Int) {
     raw(degrees: Double(orientation.clockwiseRotation ?? 0))
@@ -154,4 +186,22 @@ func isolated(_ arguments: [String], in bus: PrivateBus) throws -> [String] {
   let empty = bus.directory.file("empty.conf")
   try writeFile(empty, "")
   return arguments + ["--config", empty]
+}
+
+/// A line of `/proc/PID/status` in kB (`VmRSS`, `VmHWM`), 0 if absent.
+func statusKilobytes(_ pid: pid_t, _ field: String) -> Int {
+  for line in readFile("/proc/\(pid)/status").split(separator: "\n")
+  where line.hasPrefix("\(field):") {
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+  }
+  return 0
+}
+
+/// How many descriptors `pid` has open.
+func descriptorCount(_ pid: pid_t) -> Int {
+  guard let dir = opendir("/proc/\(pid)/fd") else { return 0 }
+  defer { closedir(dir) }
+  var count = 0
+  while readdir(dir) != nil { count += 1 }
+  return count - 2  // "." and ".."
 }

@@ -64,8 +64,8 @@ public enum Built {
 public final class PrivateBus {
   /// `unix:path=...`, for `DBUS_SYSTEM_BUS_ADDRESS` / `DBUS_SESSION_BUS_ADDRESS`.
   public let address: String
-  /// The daemon process.
-  public let daemon: ChildProcess
+  /// The daemon process (a new one after `restart()`).
+  public private(set) var daemon: ChildProcess
   /// The directory holding the socket and configuration.
   public let directory: TemporaryDirectory
 
@@ -130,17 +130,31 @@ public final class PrivateBus {
       </busconfig>
       """
     try writeFile(directory.file("bus.conf"), config)
-    daemon = try ChildProcess(
-      ["dbus-daemon", "--config-file=\(directory.file("bus.conf"))", "--nofork", "--nopidfile"],
-      outputDirectory: directory.path)
-    // The socket file appears at bind(2), a moment before listen(2): wait until it accepts.
-    let up = waitFor(timeout: 10) { PrivateBus.accepts(socket) }
-    guard up else {
-      throw TestFailure("dbus-daemon did not start: \(daemon.standardError)")
-    }
+    daemon = try PrivateBus.launch(directory)
   }
 
   deinit { daemon.killNow() }
+
+  /// Starts `dbus-daemon` with `directory`'s bus.conf and waits until its socket accepts.
+  private static func launch(_ directory: TemporaryDirectory) throws -> ChildProcess {
+    let daemon = try ChildProcess(
+      ["dbus-daemon", "--config-file=\(directory.file("bus.conf"))", "--nofork", "--nopidfile"],
+      outputDirectory: directory.path)
+    // The socket file appears at bind(2), a moment before listen(2): wait until it accepts.
+    let up = waitFor(timeout: 10) { PrivateBus.accepts(directory.file("bus.sock")) }
+    guard up else {
+      throw TestFailure("dbus-daemon did not start: \(daemon.standardError)")
+    }
+    return daemon
+  }
+
+  /// Kills the bus with SIGKILL (as a crash would) and starts a new one on the same address
+  /// with the same configuration, as systemd restarts dbus.service. Every connection is lost.
+  public func restart() throws {
+    daemon.killNow()
+    unlink(directory.file("bus.sock"))
+    daemon = try PrivateBus.launch(directory)
+  }
 
   /// Whether a unix stream socket at `path` accepts a connection.
   static func accepts(_ path: String) -> Bool {

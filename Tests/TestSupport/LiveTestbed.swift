@@ -12,8 +12,8 @@ public final class LiveTestbed {
   public let driver: ChildProcess
   /// The testbed's root directory (sysfs is under `root/sys`).
   public let root: String
-  /// The program's process id.
-  public let programPID: pid_t
+  /// The program's process id (the latest one after `spawnAgain`).
+  public private(set) var programPID: pid_t
   /// The file collecting the program's stderr.
   public let programStderrPath: String
   private let directory: TemporaryDirectory
@@ -160,6 +160,30 @@ public final class LiveTestbed {
       $0["event"]?.stringValue == "exit"
     }
     return exits.last?["code"]?.numberValue.map { Int($0) }
+  }
+
+  /// Waits up to `timeout` seconds for the program to end by itself.
+  ///
+  /// - Returns: its exit code (as the driver reports it), or `nil` if it did not end.
+  public func waitForProgram(timeout: Double = 10) throws -> Int? {
+    try perform(timeout: timeout + 5) { $0.wait(timeout: timeout) }
+    let exits = LiveTestbed.events(driver.standardOutput).filter {
+      $0["event"]?.stringValue == "exit"
+    }
+    return exits.last?["code"]?.numberValue.map { Int($0) }
+  }
+
+  /// Starts `program` again in the same testbed once the previous one has ended (as systemd
+  /// restarts a service), its stderr appended to the same file.
+  public func spawnAgain(program: [String], environment: [String: String] = [:]) throws {
+    try perform { $0.spawn(program, environment: environment) }
+    let spawned = LiveTestbed.events(driver.standardOutput).filter {
+      $0["event"]?.stringValue == "spawned"
+    }
+    guard let pid = spawned.last?["pid"]?.numberValue else {
+      throw TestFailure("the umockdev driver did not report the new program")
+    }
+    programPID = pid_t(pid)
   }
 
   static func events(_ output: String) -> [JSONValue] {

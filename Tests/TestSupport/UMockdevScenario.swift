@@ -79,9 +79,17 @@ public struct UMockdevScenario {
     steps.append(.object([("op", .string(op))] + members))
   }
 
-  /// Starts `argv` with `UMOCKDEV_DIR` pointing at the testbed.
-  public mutating func spawn(_ argv: [String]) {
-    add("spawn", [("argv", .array(argv.map { .string($0) }))])
+  /// Starts `argv` with `UMOCKDEV_DIR` pointing at the testbed and `environment` added.
+  public mutating func spawn(_ argv: [String], environment: [String: String] = [:]) {
+    add(
+      "spawn",
+      [
+        ("argv", .array(argv.map { .string($0) })),
+        (
+          "env",
+          .object(environment.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+        ),
+      ])
   }
 
   /// Closes the program's stdin (end of file).

@@ -35,3 +35,7 @@ unsigned int orient_signalfd_signo(const void *siginfo);
 
 /// sizeof(struct signalfd_siginfo).
 size_t orient_signalfd_siginfo_size(void);
+
+/// mallopt(M_MMAP_THRESHOLD, bytes): <malloc.h> is not part of Swift's Glibc module. A fixed
+/// threshold also turns off glibc's dynamic one. Returns 1 on success, 0 on error.
+int orient_set_mmap_threshold(int bytes);
