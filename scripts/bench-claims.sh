@@ -14,6 +14,8 @@
 # on its correctness figures (every call answered, sampling stopped, descriptors back).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/private-bus.sh
+. scripts/private-bus.sh
 if [ "$(id -u)" -ne 0 ]; then
   echo "bench-claims: run as root (orientd owns its bus names as root, as installed)" >&2
   exit 77
@@ -41,33 +43,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The system bus' policy (as Tests/TestSupport's PrivateBus writes it) with room for the
-# clients: by default a user may hold 256 connections.
-cat > "$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$work/bus.sock</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-  </policy>
-  <limit name="max_connections_per_user">8192</limit>
-  <limit name="max_completed_connections">8192</limit>
-  <includedir>$PWD/dbus</includedir>
-</busconfig>
-CONF
+# A private system bus with room for the clients: by default a user may hold 256 connections.
+private_bus_conf "$work/bus.conf" "$work/bus.sock" '  <limit name="max_connections_per_user">8192</limit>
+  <limit name="max_completed_connections">8192</limit>'
 # dbus-daemon keeps a descriptor per client.
 ulimit -n "$(ulimit -Hn)"
 bus_pid=$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid)

@@ -11,6 +11,8 @@
 # SKIP_BUILD=1 uses the release build already there. Takes about 2.5 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/private-bus.sh
+. scripts/private-bus.sh
 if [ "$(id -u)" -ne 0 ]; then
   echo "bench-daemon: run as root (both daemons own net.hadess.SensorProxy, root only)" >&2
   exit 77
@@ -32,30 +34,8 @@ cleanup() {
 trap cleanup EXIT
 
 # A private system bus with orientd's policy and iio-sensor-proxy's own.
-cat > "$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$work/bus.sock</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-  </policy>
-  <includedir>$PWD/dbus</includedir>
-  <include ignore_missing="yes">/etc/dbus-1/system.d/net.hadess.SensorProxy.conf</include>
-</busconfig>
-CONF
+private_bus_conf "$work/bus.conf" "$work/bus.sock" \
+  '  <include ignore_missing="yes">/etc/dbus-1/system.d/net.hadess.SensorProxy.conf</include>'
 bus_pid=$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid 2>/dev/null)
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
 

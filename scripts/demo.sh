@@ -14,6 +14,8 @@
 # the project adds its own stage function and appends it to STAGES.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/private-bus.sh
+. scripts/private-bus.sh
 if [ "$(id -u)" -ne 0 ]; then
   echo "demo: run as root (orientd owns its bus names as root, as installed)" >&2
   exit 77
@@ -44,29 +46,7 @@ stage_build() {
 
 stage_bus() {
   say "a private system bus with dbus/orientd.conf: only root may own the names"
-  cat > "$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$work/bus.sock</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-  </policy>
-  <includedir>$PWD/dbus</includedir>
-</busconfig>
-CONF
+  private_bus_conf "$work/bus.conf" "$work/bus.sock"
   bus_pid=$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid)
   export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
   echo "DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS"

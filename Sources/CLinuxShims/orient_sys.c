@@ -36,3 +36,4 @@ unsigned int orient_signalfd_signo(const void *siginfo) {
 size_t orient_signalfd_siginfo_size(void) { return sizeof(struct signalfd_siginfo); }
 
 int orient_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+int orient_malloc_trim(void) { return malloc_trim(0); }

@@ -12,4 +12,11 @@ public enum Memory {
   public static func mapAllocations(atLeast bytes: Int32) -> Bool {
     orient_set_mmap_threshold(bytes) == 1
   }
+
+  /// Gives the heap's free pages back to the system (`malloc_trim(0)`), after a burst that
+  /// left them unused: glibc otherwise keeps them resident for the next allocations.
+  ///
+  /// - Returns: whether any memory was released.
+  @discardableResult
+  public static func trim() -> Bool { orient_malloc_trim() == 1 }
 }

@@ -144,6 +144,7 @@ func run(_ options: Options) throws -> Int32 {
       interface: "org.orientd.Orientation1", member: member)
   }
   let rssBefore = daemon.status("VmRSS")
+  let anonBefore = daemon.status("RssAnon")
   let descriptorsBefore = daemon.descriptors
   let fdsBefore = descriptorsBefore.count
   var failures: [String] = []
@@ -226,6 +227,9 @@ func run(_ options: Options) throws -> Int32 {
     ("rss_kb_before", .number(Double(rssBefore))),
     ("rss_kb_peak", .number(Double(rssPeak))),
     ("rss_kb_after", .number(Double(daemon.status("VmRSS")))),
+    // VmRSS counts code pages run for the first time too; the heap is in RssAnon.
+    ("rss_anon_kb_before", .number(Double(anonBefore))),
+    ("rss_anon_kb_after", .number(Double(daemon.status("RssAnon")))),
     ("fds_before", .number(Double(fdsBefore))),
     ("fds_after", .number(Double(daemon.descriptors.count))),
     (

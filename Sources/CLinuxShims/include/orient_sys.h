@@ -39,3 +39,7 @@ size_t orient_signalfd_siginfo_size(void);
 /// mallopt(M_MMAP_THRESHOLD, bytes): <malloc.h> is not part of Swift's Glibc module. A fixed
 /// threshold also turns off glibc's dynamic one. Returns 1 on success, 0 on error.
 int orient_set_mmap_threshold(int bytes);
+
+/// malloc_trim(0) (<malloc.h>): gives freed heap memory back to the system. Returns 1 if any
+/// was released.
+int orient_malloc_trim(void);
