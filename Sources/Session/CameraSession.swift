@@ -234,9 +234,11 @@ public final class CameraSession {
   /// The source stopped delivering mid-session (the camera unplugged or its driver gone, a
   /// replayed file removed): the session ends with the source's own status (69 for a camera
   /// that went away), keeping the photos already written.
-  private func sourceFailed(_ error: CaptureError, name: String) {
+  private func sourceFailed(_ error: CaptureError) {
     let kept = photos == 1 ? "the 1 photo taken is kept" : "the \(photos) photos taken are kept"
-    fail(CaptureError(error.kind, "\(name) failed during the session: \(error.message); \(kept)"))
+    fail(
+      CaptureError(
+        error.kind, "the source failed during the session: \(error.message); \(kept)"))
   }
 
   // MARK: - Start-up
@@ -627,7 +629,7 @@ public final class CameraSession {
     }
     let frame: Frame
     do { frame = try source.nextFrame() } catch {
-      sourceFailed(error, name: source.name)
+      sourceFailed(error)
       return
     }
     takePhoto(frame, shot: shot)
@@ -649,10 +651,11 @@ public final class CameraSession {
         }
       }
     } catch {
-      sourceFailed(error, name: camera.name)
+      sourceFailed(error)
     }
     if events.contains(.hangup) || events.contains(.error), source != nil, failure == nil {
-      sourceFailed(CaptureError(.unavailable, "the camera went away"), name: camera.name)
+      sourceFailed(
+        CaptureError(.unavailable, "\(camera.name): the camera went away (poll reports an error)"))
     }
   }
 

@@ -497,7 +497,7 @@ import Testing
     let message = try #require(session.events("error").last?["message"]?.stringValue)
     #expect(
       message.contains(
-        "file:\(input)/*.jpg failed during the session: \(input)/f-2.jpg: cannot open"),
+        "the source failed during the session: \(input)/f-2.jpg: cannot open"),
       "\(message)")
     #expect(message.hasSuffix("the 1 photo taken is kept"), "\(message)")
     #expect(session.child.standardError.contains("orientcam: \(message)"))

@@ -21,6 +21,10 @@ public struct FaultLibrary {
   /// The environment that loads it with `faults` (comma-separated) in force.
   public func environment(_ faults: String, marker: String? = nil) -> [String: String] {
     var env = ["LD_PRELOAD": path, "ORIENTCAM_FAULTS": faults]
+    // Under scripts/sanitize.sh the program is built with ASan, whose runtime refuses to start
+    // when a preloaded library comes before it; this one only wraps libc calls, so let it.
+    let asan = getenv("ASAN_OPTIONS").map { String(cString: $0) + ":" } ?? ""
+    env["ASAN_OPTIONS"] = asan + "verify_asan_link_order=0"
     if let marker { env["ORIENTCAM_FAULT_MARKER"] = marker }
     return env
   }
