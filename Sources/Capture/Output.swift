@@ -116,7 +116,7 @@ public struct OutputTemplate: Equatable, Sendable {
 /// replaced unless asked.
 ///
 /// The data goes into an unnamed `O_TMPFILE` in the target folder (or, where the filesystem
-/// lacks it, a hidden `.name.orientcam-XXXXXX` file), is flushed with `fsync`, and then gets its
+/// lacks it, a hidden `.name.orientcam-PID-XXXXXX` file), is flushed with `fsync`, and then gets its
 /// name in one step: `linkat(2)`, which fails instead of replacing an existing file; on
 /// filesystems without hard links (vfat, exfat: `EPERM`) `renameat2(2)` with
 /// `RENAME_NOREPLACE`, which fails the same way; or with `--force` `rename(2)`, which replaces it
@@ -229,8 +229,10 @@ public enum AtomicFileWriter {
 
   /// Removes the hidden temporary files (`.NAME.orientcam-PID-...`) that an orientcam killed
   /// while writing left in `directory`: only those whose process no longer exists (`kill(pid,
-  /// 0)` says `ESRCH`), so a photo another orientcam is writing right now is never touched.
-  /// Unnamed `O_TMPFILE` files need none of this: the kernel frees them with the process.
+  /// 0)` says `ESRCH`), so a photo another orientcam is writing right now is never touched
+  /// (unless that orientcam runs in another pid namespace sharing the folder, where its pid
+  /// means nothing here). Unnamed `O_TMPFILE` files need none of this: the kernel frees them
+  /// with the process.
   ///
   /// - Returns: the names removed.
   @discardableResult
