@@ -29,6 +29,11 @@ grep -h '^ *ACCEL_MOUNT_MATRIX=' /lib/udev/hwdb.d/60-sensor.hwdb | sed 's/^ *ACC
 { printf '@'; "$BIN/orient-bench" trace demo --quick | "$BIN/orientd" replay --json | head -1; } \
   >$C/json/watch-line
 
+# Overlay files: the built-in overlay as `orientcam layout --print-overlay` writes it, for a small
+# rendered preview and a large one laid out only (byte 0 picks the preview size).
+{ printf '\x11'; "$BIN/orientcam" layout --print-overlay; } >$C/overlay-json/built-in-176
+{ printf '\xb7'; "$BIN/orientcam" layout --print-overlay; } >$C/overlay-json/built-in-1136x1776
+
 # D-Bus messages of the orientd / iio-sensor-proxy API shapes, marshalled by DBusKit.
 FUZZ_WRITE_SEEDS=$PWD/$C/dbus-message SWIFT_BACKTRACE=enable=no build-fuzz/bin/dbus-message
 

@@ -1,4 +1,8 @@
+// O_TMPFILE, AT_EMPTY_PATH and renameat2 are GNU extensions in glibc's headers.
+#define _GNU_SOURCE
 #include "orient_sys.h"
+
+#include <stdio.h>
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -10,6 +14,14 @@ int orient_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd
 int orient_ioctl_int(int fd, unsigned long request, long arg) { return ioctl(fd, request, arg); }
 
 int orient_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
+
+int orient_o_tmpfile(void) { return O_TMPFILE; }
+
+int orient_at_empty_path(void) { return AT_EMPTY_PATH; }
+
+int orient_rename_noreplace(const char *from, const char *to) {
+  return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
 
 int orient_fcntl_getfl(int fd) { return fcntl(fd, F_GETFL); }
 

@@ -65,6 +65,14 @@ public enum CaptureCommand {
         skip: options.skip ?? 3, minimum: options.minimumResolution, logger: logger)
     case .pattern(let held):
       let size = options.resolution ?? defaultPatternSize
+      // The pattern is drawn in memory at full size (3 bytes a pixel, more for the encoder):
+      // no bigger than the largest picture orientcam decodes or turns.
+      guard size.width * size.height <= JPEGLimits.maxPixels else {
+        throw CaptureError(
+          .usage,
+          "--resolution \(size): the test pattern is at most \(JPEGLimits.maxPixels / 1_000_000) "
+            + "megapixels (\(JPEGLimits.maxPixels) pixels, e.g. 16384x16384); give a smaller size")
+      }
       if let minimum = options.minimumResolution, !size.covers(minimum) {
         throw CaptureError(
           .unavailable,
@@ -74,7 +82,8 @@ public enum CaptureCommand {
       let source = try PatternSource(
         name: options.source.description, width: size.width, height: size.height,
         format: options.formatGiven ? options.formats[0] : .yuyv,
-        heldOrientation: held ?? orientation, sensorRotation: options.sensorRotation ?? 0)
+        heldOrientation: held ?? orientation, sensorRotation: options.sensorRotation ?? 0,
+        facesUser: options.mirror)
       for _ in 0..<(options.skip ?? 0) { _ = try source.nextFrame() }
       return source
     case .file(let pattern):

@@ -220,7 +220,7 @@ public final class CameraSource: FrameSource {
     var captured: CapturedFrame
     var attempts = 0
     while true {
-      do { captured = try stream.nextFrame() } catch { throw CaptureError(error) }
+      do { captured = try stream.nextFrame() } catch { throw streamingError(error) }
       // USB cameras now and then deliver a cut-off MJPEG frame; take the next one.
       guard format.isCompressed, !CameraSource.isCompleteJPEG(captured.bytes, decoder) else {
         break
@@ -245,10 +245,22 @@ public final class CameraSource: FrameSource {
   public func frameIfReady() throws(CaptureError) -> Frame? {
     guard let stream else { throw CaptureError(.software, "\(name): frame requested after close") }
     let captured: CapturedFrame?
-    do { captured = try stream.dequeueIfReady() } catch { throw CaptureError(error) }
+    do { captured = try stream.dequeueIfReady() } catch { throw streamingError(error) }
     guard let captured else { return nil }
     if format.isCompressed && !CameraSource.isCompleteJPEG(captured.bytes, decoder) { return nil }
     return try frame(from: captured)
+  }
+
+  /// A failure while streaming: a device that is gone (`ENODEV`, `ENXIO`, `ENOENT`: unplugged,
+  /// driver unbound) is said so, not as "no such camera", which is what opening one says.
+  private func streamingError(_ error: V4L2Error) -> CaptureError {
+    if let code = error.errno, [ENODEV, ENXIO, ENOENT].contains(code) {
+      let reason = String(cString: strerror(code))
+      return CaptureError(
+        .unavailable,
+        "\(name): the camera went away while streaming (\(reason): unplugged, or its driver gone)")
+    }
+    return CaptureError(error)
   }
 
   private func frame(from captured: CapturedFrame) throws(CaptureError) -> Frame {

@@ -130,7 +130,7 @@ public enum SourceSpec: Equatable, Sendable, CustomStringConvertible {
 /// The built-in test pattern, as a camera in a device held in some orientation would see it.
 ///
 /// The scene (the upright `TestPattern`) is turned counter-clockwise by the device's rotation
-/// and the camera's mounting, into a sensor frame of the configured size, and delivered in the
+/// (clockwise for a front camera, `facesUser`) and the camera's mounting, into a sensor frame of the configured size, and delivered in the
 /// configured pixel format (MJPEG frames are encoded like a camera's). A correct pipeline
 /// therefore always produces an upright pattern.
 public final class PatternSource: FrameSource {
@@ -148,6 +148,9 @@ public final class PatternSource: FrameSource {
   public var heldOrientation: Orientation
   /// The simulated mounting correction (clockwise degrees).
   public let sensorRotation: Int
+  /// Whether it simulates a front camera (`--mirror`), which sees the scene turned the other
+  /// way (see `RotationPlan`).
+  public let facesUser: Bool
   private var frameNumber = 0
   private var encoder: JPEGEncoder?
   private var closed = false
@@ -157,7 +160,7 @@ public final class PatternSource: FrameSource {
   /// - Throws: `CaptureError.usage` if the format cannot have the size (odd YUYV widths).
   public init(
     name: String = "pattern", width: Int, height: Int, format: PixelFormat,
-    heldOrientation: Orientation, sensorRotation: Int
+    heldOrientation: Orientation, sensorRotation: Int, facesUser: Bool = false
   ) throws(CaptureError) {
     guard format.supports(width: width, height: height) else {
       throw CaptureError(
@@ -170,6 +173,7 @@ public final class PatternSource: FrameSource {
     self.format = format
     self.heldOrientation = heldOrientation
     self.sensorRotation = sensorRotation
+    self.facesUser = facesUser
   }
 
   /// The picture without its frame number, as the sensor sees it for one orientation: drawn
@@ -229,8 +233,9 @@ public final class PatternSource: FrameSource {
 
   private func currentBackground() throws(CaptureError) -> Background {
     if let background, background.orientation == heldOrientation { return background }
-    let turn = ImageTransform(
-      quarterTurns: ((heldOrientation.clockwiseRotation ?? 0) + sensorRotation) / 90)
+    // The turn that makes the sensor frame upright again, as RotationPlan works it out.
+    let device = RotationPlan(orientation: heldOrientation, mirror: facesUser).deviceRotation
+    let turn = ImageTransform(quarterTurns: (device + sensorRotation) / 90)
     // The scene has the size the upright photo will have; the sensor sees it turned back.
     let scene = turn.outputSize(width: size.width, height: size.height)
     let sensor = TestPattern.renderWithoutNumber(width: scene.width, height: scene.height)

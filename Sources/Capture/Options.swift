@@ -390,7 +390,8 @@ public enum Usage {
       --orientation-fallback NAME   use NAME when orientd cannot be reached
       --sensor-rotation DEG         the camera's mounting correction, clockwise (default: the
                                     driver's V4L2_CID_CAMERA_SENSOR_ROTATION, else 0)
-      --mirror                      mirror the upright photo left-right (front cameras)
+      --mirror                      a front camera: turn the other way for left-up and right-up
+                                    and mirror the upright photo left-right
 
     rotation and output:
       --rotate both|pixels|exif|none

@@ -193,7 +193,8 @@ extension String {
 /// `--orientation-from -|FILE`: the latest line of `orientd --watch --json` output.
 ///
 /// A regular file is read to its end. A pipe or terminal is drained of what has arrived
-/// without blocking; if no usable line has arrived yet, it waits (up to `waitNanoseconds`)
+/// without blocking (each read waits for `poll(2)` to say it will not block; stdin is never set
+/// `O_NONBLOCK`, which would stay set for the caller's shell); if no usable line has arrived yet, it waits (up to `waitNanoseconds`)
 /// for one or for end of input. Each capture drains again, so a session follows the pipe.
 public final class WatchLinesProvider: OrientationProvider {
   private let descriptor: FileDescriptor
@@ -222,7 +223,7 @@ public final class WatchLinesProvider: OrientationProvider {
     parser = WatchLineParser(label: label)
     self.logger = logger
     self.waitNanoseconds = waitNanoseconds
-    try? descriptor.setNonBlocking()
+    // No O_NONBLOCK: stdin's flags are shared with the caller (see `drain`).
   }
 
   /// Reads what has arrived and returns the latest orientation.
@@ -261,7 +262,7 @@ public final class WatchLinesProvider: OrientationProvider {
       let n: Int?
       do {
         n = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in
-          try descriptor.read(into: raw)
+          try descriptor.readIfReady(into: raw)
         }
       } catch {
         logger.warning("--orientation-from \(label): \(error)")

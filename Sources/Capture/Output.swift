@@ -116,17 +116,29 @@ public struct OutputTemplate: Equatable, Sendable {
 /// replaced unless asked.
 ///
 /// The data goes into an unnamed `O_TMPFILE` in the target folder (or, where the filesystem
-/// lacks it, a hidden `.name.orientcam-XXXXXX` file), is flushed with `fsync`, and then gets its
-/// name in one step: `linkat(2)`, which fails instead of replacing an existing file, or with
-/// `--force` `rename(2)`, which replaces it atomically. The folder is synced afterwards. A
+/// lacks it, a hidden `.name.orientcam-PID-XXXXXX` file), is flushed with `fsync`, and then gets its
+/// name in one step: `linkat(2)`, which fails instead of replacing an existing file; on
+/// filesystems without hard links (vfat, exfat: `EPERM`) `renameat2(2)` with
+/// `RENAME_NOREPLACE`, which fails the same way; or with `--force` `rename(2)`, which replaces it
+/// atomically. The folder is synced afterwards, and a failure there is reported, not ignored. A
 /// failure at any step (full disk, I/O error, killed process) leaves no file under the name.
 public enum AtomicFileWriter {
   /// Why a write failed, before the user-facing message is made.
   public struct Failure: Error, Sendable {
     /// The errno.
     public var errno: Int32
-    /// The step: `create`, `write`, `fsync`, `link`, `rename`.
+    /// The step: `create`, `write`, `fsync`, `link`, `rename`, `sync folder`.
     public var step: String
+    /// Whether the file is there under its name all the same (`--force` replaced the old one,
+    /// then syncing the folder failed): written, but perhaps not durable.
+    public var isWritten = false
+
+    /// Creates a failure.
+    public init(errno: Int32, step: String, isWritten: Bool = false) {
+      self.errno = errno
+      self.step = step
+      self.isWritten = isWritten
+    }
   }
 
   /// Writes `bytes` to `path`.
@@ -151,7 +163,9 @@ public enum AtomicFileWriter {
       }
       // No O_TMPFILE here: a named temporary file beside the target.
       let base = path.split(separator: "/").last.map(String.init) ?? "photo"
-      var template = Array("\(directory)/.\(base).orientcam-XXXXXX".utf8CString)
+      // The pid in the name lets a later run remove it if this process is killed before it
+      // can (`removeStaleTemporaries`).
+      var template = Array("\(directory)/.\(base).orientcam-\(getpid())-XXXXXX".utf8CString)
       let raw = mkstemp(&template)
       guard raw >= 0 else { throw Failure(errno: errno, step: "create") }
       let name = String(
@@ -176,17 +190,96 @@ public enum AtomicFileWriter {
           throw Failure(errno: code, step: "rename")
         }
       } else {
-        let rc = link(temporary, path)
-        let code = errno
-        cleanUp()
-        guard rc == 0 else { throw Failure(errno: code, step: "link") }
+        let (code, moved) = nameWithoutReplacing(temporary, path)
+        if !moved { cleanUp() }  // linked, or failed: the temporary name is still there
+        guard code == 0 else { throw Failure(errno: code, step: "link") }
       }
     } else {
       try name(fd, at: path, directory: directory, overwrite: overwrite)
     }
-    if let dir = try? FileDescriptor(path: directory, options: [.directory]) {
-      _ = try? dir.sync()
+    let synced = syncDirectory(directory)
+    guard synced == 0 else {
+      // The data is durable but its name may not be. Without --force, take the name back so
+      // that a failure means no new file; with --force the old photo is gone either way, so
+      // the new one stays and the error says it may not survive a crash.
+      if !overwrite { unlink(path) }
+      throw Failure(errno: synced, step: "sync folder", isWritten: overwrite)
     }
+  }
+
+  /// Gives the named temporary file `from` the name `to` unless `to` exists; 0 or an errno.
+  ///
+  /// `link(2)`; where the filesystem has no hard links (`EPERM` on vfat, exfat; `ENOSYS`,
+  /// `EOPNOTSUPP` elsewhere) `renameat2(2)` with `RENAME_NOREPLACE`; where that flag is not
+  /// supported either (`EINVAL`), a check for the name followed by `rename(2)`, which leaves a
+  /// window in which another program creating the same name would lose its file.
+  static func nameWithoutReplacing(_ from: String, _ to: String) -> (
+    errno: Int32, moved: Bool
+  ) {
+    if link(from, to) == 0 { return (0, false) }
+    let linkError = errno
+    guard [EPERM, ENOSYS, EOPNOTSUPP].contains(linkError) else { return (linkError, false) }
+    let renameError = PathOperations.renameWithoutReplacing(from, to)
+    if renameError == 0 { return (0, true) }
+    guard renameError == EINVAL || renameError == ENOSYS else { return (renameError, false) }
+    var status = stat()
+    if lstat(to, &status) == 0 { return (EEXIST, false) }
+    return rename(from, to) == 0 ? (0, true) : (errno, false)
+  }
+
+  /// Removes the hidden temporary files (`.NAME.orientcam-PID-...`) that an orientcam killed
+  /// while writing left in `directory`: only those whose process no longer exists (`kill(pid,
+  /// 0)` says `ESRCH`), so a photo another orientcam is writing right now is never touched
+  /// (unless that orientcam runs in another pid namespace sharing the folder, where its pid
+  /// means nothing here). Unnamed `O_TMPFILE` files need none of this: the kernel frees them
+  /// with the process.
+  ///
+  /// - Returns: the names removed.
+  @discardableResult
+  public static func removeStaleTemporaries(in directory: String) -> [String] {
+    guard let dir = opendir(directory) else { return [] }
+    defer { closedir(dir) }
+    var removed: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard name.hasPrefix("."), let pid = writerPID(name), pid != getpid(),
+        kill(pid, 0) != 0, errno == ESRCH
+      else { continue }
+      if unlink("\(directory)/\(name)") == 0 { removed.append(name) }
+    }
+    return removed
+  }
+
+  /// `fsync(2)` of a folder; 0 or an errno. Filesystems that cannot sync a folder (`EINVAL`)
+  /// count as synced.
+  static func syncDirectory(_ directory: String) -> Int32 {
+    let dir: FileDescriptor
+    do { dir = try FileDescriptor(path: directory, options: [.directory]) } catch {
+      return error.errno
+    }
+    do { try dir.sync() } catch {
+      return error.errno == EINVAL ? 0 : error.errno
+    }
+    return 0
+  }
+
+  /// The pid in a temporary name `.NAME.orientcam-PID-XXXXXX` (the last `.orientcam-`).
+  static func writerPID(_ name: String) -> pid_t? {
+    let bytes = Array(name.utf8)
+    let marker = Array(".orientcam-".utf8)
+    guard bytes.count > marker.count else { return nil }
+    for start in stride(from: bytes.count - marker.count, through: 0, by: -1)
+    where bytes[start..<(start + marker.count)].elementsEqual(marker) {
+      let rest = bytes[(start + marker.count)...]
+      guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+      guard let pid = pid_t(String(decoding: rest[..<dash], as: UTF8.self)), pid > 0 else {
+        return nil
+      }
+      return pid
+    }
+    return nil
   }
 
   /// Gives an `O_TMPFILE` descriptor a name.
@@ -204,8 +297,8 @@ public enum AtomicFileWriter {
       }
       let first = errno
       if first == ENOENT && access("/proc/self/fd", F_OK) != 0 {
-        let emptyPath: Int32 = 0x1000  // AT_EMPTY_PATH, hidden by glibc without _GNU_SOURCE
-        return linkat(fd.rawValue, "", AT_FDCWD, target, emptyPath) == 0 ? 0 : errno
+        return linkat(fd.rawValue, "", AT_FDCWD, target, PathOperations.atEmptyPath) == 0
+          ? 0 : errno
       }
       return first
     }

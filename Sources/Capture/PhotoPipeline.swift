@@ -105,6 +105,8 @@ public final class PhotoPipeline {
   /// The processor (quality, lossless policy).
   public let processor: PhotoProcessor
   private var nextCounter = 1
+  /// Folders already cleared of temporary files that killed runs left.
+  private var sweptFolders: Set<String> = []
 
   /// Creates a pipeline.
   public init(settings: PhotoSettings, processor: PhotoProcessor) {
@@ -127,20 +129,22 @@ public final class PhotoPipeline {
       mirror: settings.mirror, mode: settings.rotate)
     let photo = try processor.process(
       frame, plan: plan, identity: frame.identity ?? source.identity)
-    let path = try write(photo.bytes, frame: frame, orientation: orientation.orientation)
+    var notes = photo.notes
+    let path = try write(
+      photo.bytes, frame: frame, orientation: orientation.orientation, notes: &notes)
     let done = Clock.monotonicNanoseconds()
     return PhotoReport(
       path: path, bytes: photo.bytes.count, width: photo.width, height: photo.height,
       orientation: orientation, mode: settings.rotate, pixelTransform: photo.pixelTransform,
       method: photo.method, exifOrientation: photo.exifOrientation, source: source.name,
-      format: frame.formatName, notes: photo.notes,
+      format: frame.formatName, notes: notes,
       triggerToFrameMilliseconds: Double(frame.monotonicNanoseconds - triggerNanoseconds) / 1e6,
       frameToFileMilliseconds: Double(done - frame.monotonicNanoseconds) / 1e6)
   }
 
-  private func write(_ bytes: [UInt8], frame: Frame, orientation: Orientation) throws(CaptureError)
-    -> String
-  {
+  private func write(
+    _ bytes: [UInt8], frame: Frame, orientation: Orientation, notes: inout [String]
+  ) throws(CaptureError) -> String {
     let template = settings.template
     var counter = nextCounter
     for _ in 0..<100_000 {
@@ -150,6 +154,12 @@ public final class PhotoPipeline {
       if template.hasCounter && exists(path) {
         counter += 1
         continue
+      }
+      let folder = AtomicFileWriter.parentDirectory(of: path)
+      if sweptFolders.insert(folder).inserted {
+        for name in AtomicFileWriter.removeStaleTemporaries(in: folder) {
+          notes.append("removed \(folder)/\(name), left by an orientcam killed while writing")
+        }
       }
       do {
         try AtomicFileWriter.write(bytes, to: path, overwrite: settings.overwrite)
@@ -174,6 +184,18 @@ public final class PhotoPipeline {
     let reason = String(cString: strerror(failure.errno))
     let folder = AtomicFileWriter.parentDirectory(of: path)
     let nothing = "no file was written"
+    if failure.isWritten {
+      return CaptureError(
+        .ioError,
+        "\(path) is written, but syncing the folder \(folder) failed: \(reason); the photo "
+          + "may be lost if the system crashes now")
+    }
+    if failure.step == "sync folder" {
+      return CaptureError(
+        .ioError,
+        "\(path): syncing the folder \(folder) failed: \(reason), so the photo could not be "
+          + "made durable; \(nothing)")
+    }
     switch failure.errno {
     case EEXIST:
       return CaptureError(

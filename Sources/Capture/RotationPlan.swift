@@ -26,16 +26,23 @@ public enum LosslessPolicy: String, Sendable, CaseIterable {
 
 /// The arithmetic from device orientation to pixels and tag.
 ///
-/// A device turned clockwise by r sees the scene turned counter-clockwise by r, so the frame is
-/// turned clockwise by r; then by the camera's mounting correction (`--sensor-rotation`,
-/// clockwise); then mirrored left-right if asked (`--mirror`, for front cameras). A frame that
-/// already carries an Orientation tag (a replayed file) is first shown as its tag says.
+/// A device turned clockwise by r (as its user sees it, from the screen side) turns a rear
+/// camera clockwise by r about its own axis, so the rear camera sees the scene turned
+/// counter-clockwise by r and the frame is turned clockwise by r. A front camera looks the
+/// other way along the same axis: for it the device turned counter-clockwise, it sees the scene
+/// turned clockwise by r, and the frame is turned counter-clockwise by r (left-up and right-up
+/// swap; normal and bottom-up are the same either way). Then comes the camera's mounting
+/// correction (`--sensor-rotation`, clockwise, in the frame's own terms), and for a front
+/// camera (`--mirror`) the upright picture is mirrored left-right, as the user saw it in the
+/// preview. A frame that already carries an Orientation tag (a replayed file) is first shown as
+/// its tag says.
 public struct RotationPlan: Equatable, Sendable {
   /// The device orientation the photo is taken in.
   public var orientation: Orientation
   /// The camera's mounting correction in degrees clockwise (0, 90, 180, 270).
   public var sensorRotation: Int
-  /// Mirror the upright photo left-right.
+  /// A front camera (`--mirror`): turn the other way, and mirror the upright photo
+  /// left-right.
   public var mirror: Bool
   /// How to apply the correction.
   public var mode: RotateMode
@@ -51,8 +58,12 @@ public struct RotationPlan: Equatable, Sendable {
     self.mode = mode
   }
 
-  /// The clockwise turn for the device orientation (`undefined` counts as upright).
-  public var deviceRotation: Int { orientation.clockwiseRotation ?? 0 }
+  /// The clockwise turn that undoes the device orientation (`undefined` counts as upright):
+  /// the orientation's rotation r for a rear camera, 360 - r for a front camera (`mirror`).
+  public var deviceRotation: Int {
+    let r = orientation.clockwiseRotation ?? 0
+    return mirror ? (360 - r) % 360 : r
+  }
 
   /// The transform that makes a frame (as the camera delivered it) upright.
   public var correction: ImageTransform {

@@ -219,27 +219,38 @@ public final class InputDevice {
 /// are passed on to the rest of the system. Destroyed in `deinit`.
 public final class UInputClone {
   private let handle: OpaquePointer
+  /// The uinput descriptor; libevdev does not close one it was given, so it is closed (by
+  /// `FileDescriptor`'s deinit) after `libevdev_uinput_destroy`.
+  private let control: FileDescriptor
   /// The new device's node (`/dev/input/eventN`), if the kernel says.
   public let devnode: String?
 
-  /// Creates the clone through `/dev/uinput`.
+  /// The uinput node used unless told otherwise.
+  public static let defaultPath = "/dev/uinput"
+
+  /// Creates the clone through `uinputPath` (`/dev/uinput`).
   ///
   /// - Throws: `EvdevError.unavailable` when uinput is missing or not permitted.
-  public init(of device: InputDevice) throws(EvdevError) {
-    var pointer: OpaquePointer?
-    let rc = libevdev_uinput_create_from_device(
-      device.libevdevHandle, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &pointer)
-    guard rc == 0, let pointer else {
+  public init(of device: InputDevice, uinputPath: String = UInputClone.defaultPath)
+    throws(EvdevError)
+  {
+    func refuse(_ errno: Int32) -> EvdevError {
       let advice: String
-      switch -rc {
-      case ENOENT, ENODEV: advice = "/dev/uinput is missing (load it: modprobe uinput)"
-      case EACCES, EPERM: advice = "no permission to open /dev/uinput (run as root)"
-      default: advice = String(cString: strerror(-rc))
+      switch errno {
+      case ENOENT, ENODEV, ENXIO: advice = "\(uinputPath) is missing (load it: modprobe uinput)"
+      case EACCES, EPERM: advice = "no permission to open \(uinputPath) (run as root)"
+      default: advice = "\(uinputPath): \(String(cString: strerror(errno)))"
       }
-      throw EvdevError(
+      return EvdevError(
         .unavailable, path: device.path,
         "cannot create a uinput copy to pass on its other keys: \(advice)")
     }
+    do { control = try FileDescriptor(path: uinputPath, options: [.readWrite]) } catch {
+      throw refuse(error.errno)
+    }
+    var pointer: OpaquePointer?
+    let rc = libevdev_uinput_create_from_device(device.libevdevHandle, control.rawValue, &pointer)
+    guard rc == 0, let pointer else { throw refuse(-rc) }
     handle = pointer
     devnode = libevdev_uinput_get_devnode(pointer).map { String(cString: $0) }
   }

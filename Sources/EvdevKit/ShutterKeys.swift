@@ -32,7 +32,13 @@ public struct ReportFilter: Sendable {
   public mutating func feed(_ events: [InputEvent]) -> Output {
     var output = Output()
     for event in events {
-      if event.type == UInt16(EV_SYN) && event.code == UInt16(SYN_DROPPED) { continue }
+      if event.type == UInt16(EV_SYN) && event.code == UInt16(SYN_DROPPED) {
+        // The kernel lost events: the report in progress is incomplete, so it is neither
+        // passed on nor searched for presses. libevdev discards what the kernel still sends
+        // of it and then delivers the state it re-read as a report of its own.
+        pending.removeAll()
+        continue
+      }
       guard event.isReport else {
         pending.append(event)
         continue
@@ -97,7 +103,11 @@ public final class ShutterKeys {
   /// - Throws: `EvdevError` `.notFound` when no device has the keys, `.unavailable` when a
   ///   device cannot be grabbed or its other events could not be passed on (no uinput).
   ///   Nothing stays grabbed after a failure.
-  public init(codes: Set<UInt32>, paths: [String]?, logger: Logger) throws(EvdevError) {
+  ///   - uinputPath: the uinput node for the copies (`/dev/uinput`).
+  public init(
+    codes: Set<UInt32>, paths: [String]?, uinputPath: String = UInputClone.defaultPath,
+    logger: Logger
+  ) throws(EvdevError) {
     self.codes = codes
     self.logger = logger
     let candidates = paths ?? InputDevice.eventNodes()
@@ -132,7 +142,7 @@ public final class ShutterKeys {
       var clone: UInputClone?
       if device.producesMore(than: codes) {
         // The copy exists before the grab, so nothing the device sends in between is lost.
-        do { clone = try UInputClone(of: device) } catch {
+        do { clone = try UInputClone(of: device, uinputPath: uinputPath) } catch {
           release()
           throw EvdevError(
             error.kind, path: error.path,

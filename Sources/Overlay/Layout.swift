@@ -210,7 +210,16 @@ public enum OverlayLayout {
   static func map(_ rect: Rect, _ transform: ImageTransform, frameWidth: Int, frameHeight: Int)
     -> Rect
   {
-    guard rect.width > 0, rect.height > 0 else { return rect }
+    guard rect.width > 0, rect.height > 0 else {
+      // A box that rounds to nothing (reported as `.empty`): mapped as a one-pixel box, then
+      // given back its zero side, which a quarter turn moves to the other axis.
+      let grown = Rect(x: rect.x, y: rect.y, width: max(rect.width, 1), height: max(rect.height, 1))
+      var mapped = map(grown, transform, frameWidth: frameWidth, frameHeight: frameHeight)
+      let swaps = transform.quarterTurns % 2 != 0
+      if (swaps ? rect.height : rect.width) <= 0 { mapped.width = 0 }
+      if (swaps ? rect.width : rect.height) <= 0 { mapped.height = 0 }
+      return mapped
+    }
     // Map the first and last pixel; a quarter turn maps pixel boxes to pixel boxes exactly.
     // Coordinates may lie outside the frame (a control that does not fit): the mapping is
     // affine, so it still holds there.

@@ -31,6 +31,10 @@ public struct SessionEnvironment {
   /// Receives each line of output (stdout): photo paths, or with `--json` one JSON event per
   /// line.
   public var emit: (String) -> Void
+  /// The uinput node for passing on the other keys of a grabbed device (`/dev/uinput`;
+  /// orientcam takes `ORIENTCAM_UINPUT` from its environment, which tests use to run the same
+  /// way on hosts with and without uinput).
+  public var uinputPath = UInputClone.defaultPath
 
   /// Creates an environment.
   public init(
@@ -161,7 +165,20 @@ public final class CameraSession {
       do { try loop.runOnce(timeoutMilliseconds: -1) } catch {
         throw CaptureError(.software, "event loop failed: \(error)")
       }
-      if let failure { throw failure }
+      if let failure {
+        // Said on stdout too, so a program following the events learns why they stop and
+        // how many photos it has (they stay: each was complete before it got its name).
+        emitEvent([
+          ("event", .string("error")), ("trigger", .null), ("message", .string(failure.message)),
+        ])
+        emitEvent([
+          ("event", .string("end")), ("reason", .string("error")),
+          ("photos", .number(Double(photos))),
+          ("droppedShots", .number(Double(waitingShots.count))),
+          ("status", .number(Double(failure.exitCode))),
+        ])
+        throw failure
+      }
     }
     let summary = SessionSummary(
       reason: endReason ?? "end", photos: photos, droppedShots: waitingShots.count)
@@ -212,6 +229,16 @@ public final class CameraSession {
   private func fail(_ error: CaptureError) {
     if failure == nil { failure = error }
     loop.stop()
+  }
+
+  /// The source stopped delivering mid-session (the camera unplugged or its driver gone, a
+  /// replayed file removed): the session ends with the source's own status (69 for a camera
+  /// that went away), keeping the photos already written.
+  private func sourceFailed(_ error: CaptureError) {
+    let kept = photos == 1 ? "the 1 photo taken is kept" : "the \(photos) photos taken are kept"
+    fail(
+      CaptureError(
+        error.kind, "the source failed during the session: \(error.message); \(kept)"))
   }
 
   // MARK: - Start-up
@@ -359,7 +386,8 @@ public final class CameraSession {
     guard !options.shutterKeyCodes.isEmpty else { return }
     do {
       let grabbed = try ShutterKeys(
-        codes: Set(options.shutterKeyCodes), paths: options.shutterDevices, logger: logger)
+        codes: Set(options.shutterKeyCodes), paths: options.shutterDevices,
+        uinputPath: environment.uinputPath, logger: logger)
       keys = grabbed
       try grabbed.watch(
         on: loop,
@@ -601,7 +629,7 @@ public final class CameraSession {
     }
     let frame: Frame
     do { frame = try source.nextFrame() } catch {
-      fail(error)
+      sourceFailed(error)
       return
     }
     takePhoto(frame, shot: shot)
@@ -623,10 +651,11 @@ public final class CameraSession {
         }
       }
     } catch {
-      fail(error)
+      sourceFailed(error)
     }
     if events.contains(.hangup) || events.contains(.error), source != nil, failure == nil {
-      fail(CaptureError(.unavailable, "\(camera.name): the camera went away"))
+      sourceFailed(
+        CaptureError(.unavailable, "\(camera.name): the camera went away (poll reports an error)"))
     }
   }
 

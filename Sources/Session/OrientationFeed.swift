@@ -204,7 +204,7 @@ public final class PollingOrientationFeed: OrientationFeed {
   }
 }
 
-/// Reads lines from a non-blocking descriptor on an event loop (stdin, a FIFO, a regular file
+/// Reads lines from a descriptor on an event loop (stdin, a FIFO, a regular file
 /// read at once): each complete line is handed over without its newline (and `\r`).
 final class LineInput {
   private let descriptor: FileDescriptor
@@ -227,7 +227,8 @@ final class LineInput {
   ) throws(SystemError) {
     lineHandler = line
     endHandler = end
-    try? descriptor.setNonBlocking()
+    // No O_NONBLOCK here: for stdin it would be set on the description the caller's shell
+    // shares, and stay set after this process ends. `drain` polls before each read instead.
     do {
       watch = try loop.watch(descriptor.rawValue, for: .readable) { [weak self] _ in
         self?.drain()
@@ -249,7 +250,7 @@ final class LineInput {
       let n: Int?
       do {
         n = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in
-          try descriptor.read(into: raw)
+          try descriptor.readIfReady(into: raw)
         }
       } catch {
         finish()

@@ -34,6 +34,11 @@ public enum SessionUsage {
 
     With --json every line on stdout is one event: ready, photo (with timings.triggerToFileMs),
     orientation (with the new layout), press, status, error, end.
+
+    A photo that cannot be written (disk full, read-only folder) is an error event and the
+    session goes on. A source that stops delivering (camera unplugged, replayed file gone)
+    ends it: error and end events (reason "error", the photos kept), exit status 69 for a
+    camera that went away, 66 for a missing file, 74 for an I/O error.
     """
 
   /// `orientcam layout --help`.

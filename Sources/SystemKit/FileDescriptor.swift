@@ -34,8 +34,9 @@ public final class FileDescriptor {
     public static let truncate = OpenOptions(rawValue: O_TRUNC)
     /// `O_DIRECTORY`.
     public static let directory = OpenOptions(rawValue: O_DIRECTORY)
-    /// `O_TMPFILE` (an unnamed file in a directory, linked later).
-    public static let temporaryFile = OpenOptions(rawValue: 0o20_200_000)
+    /// `O_TMPFILE` (an unnamed file in a directory, linked later), as the C headers of the
+    /// target architecture define it.
+    public static let temporaryFile = OpenOptions(rawValue: orient_o_tmpfile())
   }
 
   /// Takes ownership of an already open descriptor.
@@ -95,6 +96,19 @@ public final class FileDescriptor {
     } catch  where error.errno == EAGAIN {
       return nil
     }
+  }
+
+  /// `read(2)` into `buffer` only if `poll(2)` says a read will not block; returns the byte
+  /// count (0 at end of input), or `nil` when nothing has arrived.
+  ///
+  /// For descriptors shared with other processes (stdin): it needs no `O_NONBLOCK`, which is a
+  /// flag of the open file description and so would stay set for the shell and every other
+  /// program using the same terminal or pipe after this process ends, however it ends.
+  public func readIfReady(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+    var pfd = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+    let ready = try retryingInterrupts("poll", path: path) { Glibc.poll(&pfd, 1, 0) }
+    guard ready > 0 else { return nil }
+    return try read(into: buffer)
   }
 
   /// Writes all of `bytes`, looping over short writes (`write(2)`).

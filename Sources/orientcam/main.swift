@@ -50,9 +50,10 @@ if let first = arguments.first, first == "session" || first == "layout" {
   let options: SessionOptions
   do { options = try SessionOptions(arguments: rest) } catch { fail(error) }
   let logger = Logger(label: "orientcam", level: options.capture.verbose ? .debug : .info)
-  let environment = SessionEnvironment(
+  var environment = SessionEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
     autoOrientation: { logger in BusOrientationFeed(logger: logger) }, emit: say)
+  if let uinput = getenv("ORIENTCAM_UINPUT") { environment.uinputPath = String(cString: uinput) }
   do {
     _ = try CameraSession.run(options, environment: environment)
   } catch {

@@ -3,6 +3,7 @@ import Glibc
 import Imaging
 import JPEGKit
 import JSON
+import Orientation
 import TestSupport
 import Testing
 
@@ -119,6 +120,43 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
   }
 }
 
+/// `--mirror` (a front camera) end to end: the frame a front camera delivers is made by hand
+/// from the geometry (see `RotationPlanTests.frontCameraComesOutMirroredUpright`: held turned
+/// clockwise by r, it sees the scene turned clockwise by r), written as a JPEG and captured as a
+/// file; the photo is the pattern upright and mirrored, whether orientcam turns the pixels or
+/// only tags them (exiftran, an outside tool, applying the tag). The pattern source's own front
+/// camera (`--source pattern --mirror`) must agree.
+@Suite struct MirrorTests {
+  @Test(arguments: Orientation.defined)
+  func frontCameraPhotosAreMirroredUpright(_ orientation: Orientation) throws {
+    let dir = try TemporaryDirectory("mirror")
+    let r = orientation.clockwiseRotation ?? 0
+    let frame = TestPattern.render(width: 320, height: 240).transformed(
+      ImageTransform(quarterTurns: r / 90))
+    try writeFile(dir.file("front.jpg"), try JPEGEncoder().encode(frame, quality: 95))
+    for (source, rotate) in [
+      ("file:\(dir.file("front.jpg"))", "both"), ("file:\(dir.file("front.jpg"))", "exif"),
+      ("pattern", "both"), ("pattern", "exif"),
+    ] {
+      let out = dir.file("\(source.hasPrefix("file") ? "file" : "pattern")-\(rotate).jpg")
+      let result = try orientcam(
+        [
+          "capture", "--source", source, "--orientation", orientation.rawValue, "--mirror",
+          "--rotate", rotate, "--json", "-o", out,
+        ], in: dir)
+      #expect(result.status == 0, "\(source) \(rotate): \(result.stderr)")
+      if rotate == "exif" {
+        let applied = try ChildProcess.run(
+          ["exiftran", "-a", "-i", out], outputDirectory: dir.path)
+        #expect(applied.status == 0, "\(applied.stderr)")
+      }
+      let image = try JPEGDecoder().decode(readBytes(out))
+      let probe = PatternProbe.probe(image)
+      #expect(probe.transform == .mirror, "\(orientation) \(source) \(rotate): \(probe)")
+    }
+  }
+}
+
 @Suite struct BadInputTests {
   @Test func missingCamera() throws {
     let dir = try TemporaryDirectory("bad")
@@ -218,6 +256,25 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     #expect(result.stderr.contains("best resolution is 640x480"), "\(result.stderr)")
     #expect(!exists(dir.file("x.jpg")))
   }
+
+  /// The test pattern is drawn in memory at full size: beyond `JPEGLimits.maxPixels` (2^28)
+  /// it is a usage error, said before anything is allocated, for capture and session alike.
+  @Test(arguments: ["65536x65536", "16385x16384", "65536x4097"])
+  func patternLargerThanTheLimitIsRefused(_ size: String) throws {
+    let dir = try TemporaryDirectory("bad")
+    for command in ["capture", "session"] {
+      let result = try orientcam(
+        [
+          command, "--source", "pattern", "--resolution", size, "--orientation", "normal",
+          "--headless", "-o", dir.file("x.jpg"),
+        ].filter { command == "session" || $0 != "--headless" }, in: dir)
+      #expect(result.status == 64, "\(command) \(size): \(result.stderr)")
+      #expect(
+        result.stderr.contains("--resolution \(size): the test pattern is at most 268 megapixels"),
+        "\(result.stderr)")
+      #expect(!exists(dir.file("x.jpg")))
+    }
+  }
 }
 
 /// Tests that mount small tmpfs filesystems (the suite runs as root, as CI does).
@@ -267,6 +324,157 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     #expect(result.status == 73, "\(result.stderr)")
     #expect(result.stderr.contains("read-only file system"), "\(result.stderr)")
     #expect(listing(mount.path).isEmpty)
+    // Root ignores permission bits, so a chmod'ed folder would not have shown anything: the
+    // mount is what refuses. Check that it really is read-only for this (root) process.
+    #expect(open("\(mount.path)/probe", O_WRONLY | O_CREAT, 0o644) == -1 && errno == EROFS)
+  }
+
+  /// The disk fills in the middle of a run of photos (`--count 8` into a filesystem with room
+  /// for two or three): the photos written before it stay whole and upright, the one that did
+  /// not fit leaves nothing (not even a hidden temporary file), the run ends with 74 and says
+  /// which file and why.
+  @Test func diskFillsDuringARun() throws {
+    let dir = try TemporaryDirectory("full")
+    let target = dir.file("disk")
+    mkdir(target, 0o755)
+    let mount = try Mount(target, options: "size=320k")
+    let result = try orientcam(
+      [
+        "capture", "--source", "pattern", "--resolution", "1920x1080", "--quality", "95",
+        "--orientation", "right-up", "--count", "8", "-o", "\(mount.path)/p-{n}.jpg",
+      ], in: dir)
+    #expect(result.status == 74, "\(result.stderr)")
+    let written = result.stdout.split(separator: "\n").map(String.init)
+    #expect(written.count >= 1 && written.count < 8, "\(result.stdout)")
+    let next = "\(mount.path)/p-\(written.count + 1).jpg"
+    #expect(
+      result.stderr.contains(
+        "\(next): No space left on device in \(mount.path); no file was written"),
+      "\(result.stderr)")
+    #expect(listing(mount.path) == written.map { String($0.split(separator: "/").last ?? "") })
+    for path in written {
+      let image = try JPEGDecoder().decode(readBytes(path))
+      #expect(PatternProbe.probe(image).transform == .identity, "\(path)")
+    }
+  }
+
+  /// A filesystem without hard links or unnamed files (vfat, exfat: emulated by faultfs.so,
+  /// since this kernel has no vfat): the photo is named with renameat2(RENAME_NOREPLACE),
+  /// still never replacing a photo that is there; where even that flag is missing, a check and
+  /// rename(2). No temporary file is left either way.
+  @Test(arguments: ["vfat", "vfat,no-noreplace"])
+  func noHardLinks(_ faults: String) throws {
+    let dir = try TemporaryDirectory("vfat")
+    let library = try FaultLibrary(in: dir)
+    let out = dir.file("out")
+    mkdir(out, 0o755)
+    try writeFile("\(out)/p-1.jpg", "earlier photo")
+    func capture(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+      try ChildProcess.run(
+        [
+          try Built.executable("orientcam"), "capture", "--source", "pattern", "--orientation",
+          "left-up",
+        ] + args,
+        environment: library.environment(faults), outputDirectory: dir.path, timeout: 30)
+    }
+    let counted = try capture(["--count", "2", "-o", "\(out)/p-{n}.jpg"])
+    #expect(counted.status == 0, "\(counted.stderr)")
+    #expect(counted.stdout == "\(out)/p-2.jpg\n\(out)/p-3.jpg\n")
+    #expect(readFile("\(out)/p-1.jpg") == "earlier photo")
+    let taken = try capture(["-o", "\(out)/p-1.jpg"])
+    #expect(taken.status == 73, "\(taken.stderr)")
+    #expect(taken.stderr.contains("p-1.jpg already exists; no file was written"))
+    #expect(readFile("\(out)/p-1.jpg") == "earlier photo")
+    let forced = try capture(["-o", "\(out)/p-1.jpg", "--force"])
+    #expect(forced.status == 0, "\(forced.stderr)")
+    for name in ["p-1.jpg", "p-2.jpg", "p-3.jpg"] {
+      let image = try JPEGDecoder().decode(readBytes("\(out)/\(name)"))
+      #expect(PatternProbe.probe(image).transform == .identity, "\(name)")
+    }
+    #expect(listing(out) == ["p-1.jpg", "p-2.jpg", "p-3.jpg"])
+  }
+
+  /// The folder cannot be synced after the photo got its name (EIO from fsync of the folder,
+  /// injected): the error is reported, not swallowed. Without --force the new name is taken
+  /// back, so the failure leaves no file; with --force the old photo is already replaced, so
+  /// the new one stays and the message says it may not survive a crash.
+  @Test func folderSyncFailureIsReported() throws {
+    let dir = try TemporaryDirectory("dirsync")
+    let library = try FaultLibrary(in: dir)
+    let out = dir.file("out")
+    mkdir(out, 0o755)
+    try writeFile("\(out)/old.jpg", "earlier photo")
+    for unnamed in [true, false] {
+      let faults = unnamed ? "dirsync-eio" : "dirsync-eio,vfat"
+      let result = try ChildProcess.run(
+        [
+          try Built.executable("orientcam"), "capture", "--source", "pattern", "--orientation",
+          "normal", "-o", "\(out)/new.jpg",
+        ], environment: library.environment(faults), outputDirectory: dir.path, timeout: 30)
+      #expect(result.status == 74, "\(faults): \(result.stderr)")
+      #expect(
+        result.stderr.contains(
+          "new.jpg: syncing the folder \(out) failed: Input/output error, so the photo could "
+            + "not be made durable; no file was written"), "\(result.stderr)")
+      #expect(listing(out) == ["old.jpg"], "\(faults)")
+    }
+    let forced = try ChildProcess.run(
+      [
+        try Built.executable("orientcam"), "capture", "--source", "pattern", "--orientation",
+        "normal", "-o", "\(out)/old.jpg", "--force",
+      ], environment: library.environment("dirsync-eio"), outputDirectory: dir.path, timeout: 30)
+    #expect(forced.status == 74, "\(forced.stderr)")
+    #expect(
+      forced.stderr.contains("old.jpg is written, but syncing the folder"), "\(forced.stderr)")
+    #expect(
+      PatternProbe.probe(try JPEGDecoder().decode(readBytes("\(out)/old.jpg"))).transform
+        == .identity)
+    #expect(listing(out) == ["old.jpg"])
+  }
+
+  /// SIGKILL in the middle of writing a photo (faultfs.so stops the process half-way through
+  /// the write and says so; the test then kills it): an existing photo that `--force` was
+  /// replacing keeps its old bytes, and nothing else is in the folder: with O_TMPFILE the
+  /// kernel frees the unnamed file with the process. Where the filesystem needs a named
+  /// temporary file (vfat), the killed run leaves `.NAME.orientcam-PID-XXXXXX` behind, which
+  /// no reader takes for a photo, and the next orientcam writing to that folder removes it.
+  @Test(arguments: [false, true])
+  func killedWhileWriting(_ vfat: Bool) throws {
+    let dir = try TemporaryDirectory("kill")
+    let library = try FaultLibrary(in: dir)
+    let out = dir.file("out")
+    mkdir(out, 0o755)
+    let earlier = try JPEGEncoder().encode(TestPattern.render(width: 64, height: 48), quality: 80)
+    try writeFile("\(out)/photo.jpg", earlier)
+    let marker = dir.file("stalled")
+    let child = try ChildProcess(
+      [
+        try Built.executable("orientcam"), "capture", "--source", "pattern", "--resolution",
+        "1280x720", "--orientation", "left-up", "-o", "\(out)/photo.jpg", "--force",
+      ],
+      environment: library.environment(
+        vfat ? "stall-write=1,vfat" : "stall-write=1", marker: marker),
+      outputDirectory: dir.path)
+    #expect(waitFor(timeout: 20) { exists(marker) || !child.isRunning }, "never stalled")
+    #expect(child.isRunning, "\(child.standardError)")
+    child.signal(SIGKILL)
+    #expect(child.wait(timeout: 10) == 128 + SIGKILL)
+    #expect(readBytes("\(out)/photo.jpg") == earlier)
+    let left = listing(out)
+    if vfat {
+      #expect(
+        left.count == 2 && left.first?.hasPrefix(".photo.jpg.orientcam-\(child.pid)-") == true)
+      // The next run into the folder clears it (the process it names is gone).
+      let next = try orientcam(
+        [
+          "capture", "--source", "pattern", "--orientation", "normal", "-o", "\(out)/next.jpg",
+        ], in: dir)
+      #expect(next.status == 0, "\(next.stderr)")
+      #expect(next.stderr.contains("removed \(out)/.photo.jpg.orientcam-\(child.pid)-"))
+      #expect(listing(out) == ["next.jpg", "photo.jpg"])
+    } else {
+      #expect(left == ["photo.jpg"])
+    }
   }
 }
 
@@ -308,6 +516,30 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
       ["capture", "--source", "pattern", "--orientation-from", "-", "-o", dir.file("p.jpg")],
       in: dir, stdin: dir.file("watch.log"))
     #expect(result.status == 0, "\(result.stderr)")
+    try check(dir.file("p.jpg"), "left-up")
+  }
+
+  /// orientcam reads stdin without setting O_NONBLOCK on it: that flag belongs to the open
+  /// file description, which the caller's shell and the other programs of the pipeline share,
+  /// and it would stay set after orientcam exits. The next command in the same group reads
+  /// the flags of the very same description from /proc.
+  @Test func stdinIsLeftBlocking() throws {
+    let dir = try TemporaryDirectory("watch")
+    let script = """
+      (echo '{"orientation":"left-up"}'; sleep 1) | {
+        "$0" capture --source pattern --orientation-from - -o "$1/p.jpg"
+        echo "status $?"
+        sed -n 's/^flags:[[:space:]]*/flags /p' /proc/self/fdinfo/0
+      }
+      """
+    let result = try ChildProcess.run(
+      ["sh", "-c", script, try Built.executable("orientcam"), dir.path],
+      outputDirectory: dir.path)
+    #expect(result.stdout.contains("status 0"), "\(result.stdout) \(result.stderr)")
+    let flags = try #require(
+      result.stdout.split(separator: "\n").first { $0.hasPrefix("flags ") }
+        .flatMap { Int($0.dropFirst(6), radix: 8) })
+    #expect(flags & Int(O_NONBLOCK) == 0, "flags \(String(flags, radix: 8))")
     try check(dir.file("p.jpg"), "left-up")
   }
 
@@ -379,21 +611,38 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
 
 @Suite struct ListCommandTests {
+  /// `orientcam list` over a /dev of the test's making (a private mount namespace with a
+  /// tmpfs on /dev, so the host's cameras do not matter): a node that is not a V4L2 device
+  /// (/dev/null's numbers, a regular file) is left out silently; a video4linux node with no
+  /// driver behind it is reported on stderr with its path and reason; the list is empty, in
+  /// JSON and in text, and the exit status 0.
   @Test func listsWhatIsThere() throws {
     let dir = try TemporaryDirectory("list")
-    let json = try orientcam(["list", "--json"], in: dir)
-    #expect(json.status == 0, "\(json.stderr)")
-    let cameras = try #require(try JSONValue(parsing: json.stdout).arrayValue)
-    let text = try orientcam(["list"], in: dir)
-    #expect(text.status == 0)
-    if cameras.isEmpty {
-      #expect(text.stdout.contains("no cameras found"))
-    } else {
-      for camera in cameras {
-        #expect(camera["device"]?.stringValue?.hasPrefix("/dev/video") == true)
-        #expect(camera["formats"]?.arrayValue?.isEmpty == false)
-      }
-    }
+    let orientcam = try Built.executable("orientcam")
+    let script = """
+      mount -t tmpfs orientcam-dev /dev && mknod /dev/video0 c 1 3 && touch /dev/video3 \
+        && mknod /dev/video12 c 81 250 || exit 99
+      "$0" list --json >"$1/list.json"; echo "json $?"
+      "$0" list; echo "text $?"
+      rm /dev/video12; "$0" list --json; echo "empty $?"
+      """
+    let result = try ChildProcess.run(
+      ["unshare", "-m", "sh", "-c", script, orientcam, dir.path], outputDirectory: dir.path)
+    #expect(result.status == 0, "\(result.stderr)")
+    let cameras = try JSONValue(parsing: readFile(dir.file("list.json")))
+    #expect(cameras == .array([]))
+    #expect(result.stdout.contains("json 0\n"))
+    #expect(
+      result.stdout.contains(
+        "no cameras found (no V4L2 capture device under /dev/video*)\ntext 0\n"),
+      "\(result.stdout)")
+    #expect(result.stdout.hasSuffix("[]\nempty 0\n"), "\(result.stdout)")
+    let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning") }
+    #expect(warnings.count == 2, "\(result.stderr)")  // the two lists with video12
+    #expect(
+      warnings.allSatisfy { $0.contains("/dev/video12: no such camera (open: ") },
+      "\(result.stderr)")
+    #expect(!result.stderr.contains("/dev/video0") && !result.stderr.contains("/dev/video3"))
   }
 }
 

@@ -13,15 +13,43 @@ import V4L2Kit
   }
 
   @Test func mountingAddsAndMirrorComesLast() {
-    let plan = RotationPlan(orientation: .leftUp, sensorRotation: 270, mirror: true)
-    // 90 + 270 = 0, then a mirror of the upright picture.
+    let plan = RotationPlan(orientation: .leftUp, sensorRotation: 90, mirror: true)
+    // A front camera held left-up is turned back by 270; 270 + 90 = 0, then a mirror of the
+    // upright picture.
     #expect(plan.correction == .mirror)
+    let rear = RotationPlan(orientation: .leftUp, sensorRotation: 270)
+    #expect(rear.correction == .identity)  // 90 + 270
     let turned = RotationPlan(orientation: .leftUp, sensorRotation: 0, mirror: true)
-    // Turn 90 then mirror: a point's path must equal applying the two in turn.
+    // Turn 270 then mirror: a point's path must equal applying the two in turn.
     let image = numbered(width: 4, height: 3)
     #expect(
       image.transformed(turned.correction)
-        == image.transformed(ImageTransform(quarterTurns: 1)).transformed(.mirror))
+        == image.transformed(ImageTransform(quarterTurns: 3)).transformed(.mirror))
+  }
+
+  /// A front camera, worked out from the geometry rather than from the code under test.
+  ///
+  /// Its sensor looks at the user, so its image x axis (the camera's own right, looking out)
+  /// points at the device's left edge as the user sees it, and its image up at the device's top
+  /// edge. Held left-up (turned clockwise by 90 as the user sees it), the left edge points up:
+  /// the scene's up lands on the image's +x, i.e. the camera sees the scene turned clockwise
+  /// by 90, where a rear camera sees it turned counter-clockwise. In general the frame is the
+  /// upright picture turned clockwise by r. Made upright, the front photo is also mirrored, as
+  /// the user saw it in the preview: the pattern must come out exactly mirrored, in every
+  /// orientation and with the pixels turned or only tagged.
+  @Test(arguments: Orientation.defined, [RotateMode.both, .exif])
+  func frontCameraComesOutMirroredUpright(_ orientation: Orientation, _ mode: RotateMode) {
+    let upright = TestPattern.render(width: 96, height: 64)
+    let r = orientation.clockwiseRotation ?? 0
+    let frontFrame = upright.transformed(ImageTransform(quarterTurns: r / 90))
+    let plan = RotationPlan(orientation: orientation, mirror: true, mode: mode)
+    let shown = plan.pixelTransform().then(
+      plan.exifOrientation().flatMap { ImageTransform(exifOrientation: $0) } ?? .identity)
+    let photo = frontFrame.transformed(shown)
+    #expect(PatternProbe.probe(photo).transform == .mirror, "\(orientation) \(mode)")
+    // The same frame treated as a rear camera's comes out turned (except normal, bottom-up).
+    let rear = frontFrame.transformed(RotationPlan(orientation: orientation).correction)
+    #expect((PatternProbe.probe(rear).transform == .identity) == (r % 180 == 0))
   }
 
   @Test(arguments: Orientation.defined)

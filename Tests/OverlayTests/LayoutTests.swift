@@ -136,6 +136,26 @@ func toView(_ o: Orientation) -> ImageTransform {
     #expect(all.map(\.0) == Orientation.defined)
   }
 
+  /// A control whose size rounds to nothing at this preview size is reported as empty, and
+  /// its boxes keep the sizes asked for, turned with the device: the view box is 0 wide, the
+  /// preview box of a device-frame control held left-up 0 high. (Found by the overlay-json
+  /// fuzz target: the view box came back 25x0 instead of 0x25.)
+  @Test(arguments: Orientation.defined, [Control.Frame.view, .device])
+  func emptyControlKeepsItsShape(_ orientation: Orientation, _ frame: Control.Frame) {
+    let overlay = Overlay(controls: [
+      Control(
+        id: "thin", kind: .button, action: .block, width: .percent(0.1), height: .pixels(25),
+        anchor: .bottomLeft, frame: frame, marginX: .pixels(4), marginY: .pixels(4))
+    ])
+    let layout = OverlayLayout.layout(overlay, orientation: orientation, width: 176, height: 176)
+    let placement = layout.placements[0]
+    let turned = orientation == .leftUp || orientation == .rightUp
+    #expect(placement.viewRect.width == 0 && placement.viewRect.height == 25, "\(placement)")
+    #expect(placement.rect.width == (turned ? 25 : 0), "\(placement)")
+    #expect(placement.rect.height == (turned ? 0 : 25), "\(placement)")
+    #expect(layout.conflicts == [.empty("thin")])
+  }
+
   /// Only buttons are hit; the topmost wins.
   @Test func hitTesting() throws {
     let layout = OverlayLayout.layout(

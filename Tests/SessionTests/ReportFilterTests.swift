@@ -48,6 +48,22 @@ import Testing
     #expect(output.passOn == [key(Self.power, 1), report])
   }
 
+  /// SYN_DROPPED (the kernel's buffer overflowed) ends the report in progress unfinished: its
+  /// events are neither passed on nor taken as presses. What follows (libevdev's re-read state,
+  /// then new reports) is handled as usual.
+  @Test func droppedEventsDiscardThePartialReport() {
+    var filter = ReportFilter(shutterCodes: [115])
+    let dropped = InputEvent(type: 0, code: 3, value: 0)
+    var output = filter.feed([scan(0x5E), key(Self.power, 1), key(Self.volumeUp, 1)])
+    #expect(output.passOn.isEmpty && output.presses.isEmpty)
+    output = filter.feed([dropped, key(Self.letterA, 1), report])
+    #expect(output.presses.isEmpty)
+    #expect(output.passOn == [key(Self.letterA, 1), report])
+    output = filter.feed([key(Self.volumeUp, 1), report, key(Self.power, 0), dropped, report])
+    #expect(output.presses.map(\.code) == [Self.volumeUp])
+    #expect(output.passOn.isEmpty)  // the power release was cut off by the drop
+  }
+
   @Test func keyNames() {
     #expect(KeyCode.named("volumeup") == 115)
     #expect(KeyCode.named("VolumeDown") == 114)

@@ -98,20 +98,26 @@ import Testing
   }
 
   /// A keyboard that has the volume keys and also power and letter keys is only grabbed when
-  /// its other keys can be passed on through uinput; without uinput (as here) the session
-  /// refuses, saying why, rather than swallowing the power button.
+  /// its other keys can be passed on through uinput; without uinput the session refuses,
+  /// saying why, rather than swallowing the power button. The uinput node is pointed at a path
+  /// that does not exist (ORIENTCAM_UINPUT), so the test runs the same on hosts with and
+  /// without /dev/uinput (and never creates a device on the host).
   @Test func deviceWithOtherKeysNeedsUinput() throws {
     let dir = try TemporaryDirectory("session")
+    let missing = dir.file("no-uinput")
     let result = try ChildProcess.run(
       [
         "umockdev-run", "-d", "\(fixtures)/keyboard.umockdev",
         "-i", "/dev/input/event2=\(fixtures)/keyboard.ioctl", "--",
         try Built.executable("orientcam"), "session", "--source", "pattern", "--headless",
         "--orientation", "normal", "--shutter-keys", "volumeup", "-o", dir.file("x.jpg"),
-      ], outputDirectory: dir.path, timeout: 30)
+      ], environment: ["ORIENTCAM_UINPUT": missing], outputDirectory: dir.path, timeout: 30)
     #expect(result.status == 69, "\(result.stderr)")
     #expect(result.stderr.contains("/dev/input/event2"), "\(result.stderr)")
-    #expect(result.stderr.contains("uinput"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "cannot create a uinput copy to pass on its other keys: \(missing) is missing"),
+      "\(result.stderr)")
     #expect(result.stderr.contains("refusing to grab AT Translated Set 2 keyboard"))
     #expect(photoFiles(dir.path).isEmpty)
   }
@@ -353,5 +359,198 @@ import Testing
     #expect(clash.stdout.contains("conflict:"))
     let usage = try orientcam(["layout", "--orientation", "left-up"], in: dir)
     #expect(usage.status == 64 && usage.stderr.contains("layout needs --size"))
+  }
+}
+
+/// What a session does when the world fails under it: the disk fills, the folder turns
+/// read-only, the source goes away, the process is killed while writing. Every photo is whole
+/// or absent, earlier photos are never touched, and the session either goes on (a photo that
+/// cannot be written is an `error` event; the next trigger tries again) or, when the source
+/// itself is gone, ends with an `end` event, the source's exit status and its photos kept.
+@Suite(.serialized) struct SessionFaultTests {
+  /// A small tmpfs (the suite runs as root, as CI does), unmounted lazily at the end.
+  final class Mount {
+    let path: String
+    init(_ path: String, options: String) throws {
+      self.path = path
+      mkdir(path, 0o755)
+      try Mount.run(["mount", "-t", "tmpfs", "-o", options, "orientcam-session-test", path])
+    }
+    func remount(_ options: String) throws {
+      try Mount.run(["mount", "-o", "remount,\(options)", path])
+    }
+    static func run(_ command: [String]) throws {
+      let result = try ChildProcess.run(command, outputDirectory: "/tmp")
+      guard result.status == 0 else {
+        throw TestFailure("\(command.joined(separator: " ")) failed: \(result.stderr)")
+      }
+    }
+    deinit { _ = try? ChildProcess.run(["umount", "-l", path], outputDirectory: "/tmp") }
+  }
+
+  /// Fills the filesystem of `path` to the last byte.
+  func fill(_ path: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    defer { close(fd) }
+    for size in [65_536, 4096, 512, 1] {
+      let chunk = [UInt8](repeating: 7, count: size)
+      while write(fd, chunk, size) == size {}
+    }
+  }
+
+  /// Disk full: the shot is an `error` event naming the file and the reason, nothing is left
+  /// of it, the session goes on; once there is room again the next trigger writes the photo
+  /// under the name the failed one would have had. The earlier photo keeps its bytes.
+  @Test func diskFullThenSpaceAgain() throws {
+    let dir = try TemporaryDirectory("sfault")
+    let mount = try Mount(dir.file("disk"), options: "size=512k")
+    let session = try SessionProcess(
+      [
+        "--source", "pattern", "--resolution", "1920x1080", "--orientation", "left-up",
+        "--headless", "-o", "\(mount.path)/s-{n}.jpg",
+      ], in: dir)
+    session.stdin.send("\n")
+    let first = try session.waitFor("photo")
+    let firstPath = try #require(first["path"]?.stringValue)
+    let firstBytes = readBytes(firstPath)
+    fill("\(mount.path)/filler")
+    session.stdin.send("\n")
+    let error = try session.waitFor("error")
+    let message = try #require(error["message"]?.stringValue)
+    #expect(
+      message.contains(
+        "\(mount.path)/s-2.jpg: No space left on device in \(mount.path); no file was written"),
+      "\(message)")
+    #expect(error["trigger"]?.stringValue == "stdin")
+    #expect(photoFiles(mount.path) == ["filler", "s-1.jpg"])
+    unlink("\(mount.path)/filler")
+    session.stdin.send("\n")
+    let second = try session.waitFor("photo", count: 2)
+    #expect(second["path"]?.stringValue == "\(mount.path)/s-2.jpg")
+    session.stdin.send("q\n")
+    #expect(try session.exitStatus() == 0)
+    #expect(session.events("end").first?["photos"]?.numberValue == 2)
+    #expect(readBytes(firstPath) == firstBytes)
+    #expect(photoFiles(mount.path) == ["s-1.jpg", "s-2.jpg"])
+    for path in [firstPath, "\(mount.path)/s-2.jpg"] {
+      try expectUprightPhoto(path, width: 1080, height: 1920)
+    }
+  }
+
+  /// The output folder turns read-only mid-session (remounted; root ignores permission bits,
+  /// so only a read-only filesystem really stops it): `error` event, session goes on, and
+  /// after the remount read-write the next trigger works.
+  @Test func folderTurnsReadOnly() throws {
+    let dir = try TemporaryDirectory("sfault")
+    let mount = try Mount(dir.file("ro"), options: "size=2m")
+    let session = try SessionProcess(
+      [
+        "--source", "pattern", "--resolution", "640x360", "--orientation", "normal",
+        "--headless", "-o", "\(mount.path)/s-{n}.jpg",
+      ], in: dir)
+    session.stdin.send("\n")
+    try session.waitFor("photo")
+    try mount.remount("ro")
+    session.stdin.send("\n")
+    let error = try session.waitFor("error")
+    #expect(
+      error["message"]?.stringValue?.contains(
+        "s-2.jpg: \(mount.path) is on a read-only file system; no file was written") == true,
+      "\(error)")
+    try mount.remount("rw")
+    session.stdin.send("\n")
+    let second = try session.waitFor("photo", count: 2)
+    #expect(second["path"]?.stringValue == "\(mount.path)/s-2.jpg")
+    session.signal(SIGTERM)
+    #expect(try session.exitStatus() == 0)
+    #expect(photoFiles(mount.path) == ["s-1.jpg", "s-2.jpg"])
+  }
+
+  /// The source goes away mid-session. A V4L2 camera that is unplugged fails VIDIOC_DQBUF
+  /// with ENODEV (or polls POLLERR/POLLHUP); this host cannot emulate a V4L2 device, so the
+  /// same path is taken with replayed files, one of which is removed before its turn. The
+  /// session ends: an `error` event and an `end` event (reason `error`, the photos written, the
+  /// exit status), exit status of the source's error (66 here: the file is missing; 69 for a
+  /// camera that went away), and the photo already taken stays.
+  @Test func sourceGoneEndsTheSession() throws {
+    let dir = try TemporaryDirectory("sfault")
+    let input = dir.file("in")
+    let output = dir.file("out")
+    mkdir(input, 0o755)
+    mkdir(output, 0o755)
+    let jpeg = try JPEGEncoder().encode(TestPattern.render(width: 320, height: 240), quality: 90)
+    for n in 1...3 { try writeFile("\(input)/f-\(n).jpg", jpeg) }
+    let session = try SessionProcess(
+      [
+        "--source", "file:\(input)/*.jpg", "--orientation", "normal", "--headless", "-o",
+        "\(output)/s-{n}.jpg",
+      ], in: dir)
+    session.stdin.send("\n")
+    try session.waitFor("photo")
+    unlink("\(input)/f-2.jpg")
+    session.stdin.send("\n")
+    #expect(try session.exitStatus() == 66)
+    let end = try #require(session.events("end").first)
+    #expect(end["reason"]?.stringValue == "error")
+    #expect(end["photos"]?.numberValue == 1)
+    #expect(end["status"]?.numberValue == 66)
+    let message = try #require(session.events("error").last?["message"]?.stringValue)
+    #expect(
+      message.contains(
+        "the source failed during the session: \(input)/f-2.jpg: cannot open"),
+      "\(message)")
+    #expect(message.hasSuffix("the 1 photo taken is kept"), "\(message)")
+    #expect(session.child.standardError.contains("orientcam: \(message)"))
+    #expect(photoFiles(output) == ["s-1.jpg"])
+    try expectUprightPhoto("\(output)/s-1.jpg", width: 320, height: 240)
+  }
+
+  /// SIGKILL while the second photo is half written (faultfs.so stops the process there):
+  /// the first photo is whole and unchanged, and nothing else is in the folder (the unnamed
+  /// O_TMPFILE went with the process).
+  @Test func killedWhileWriting() throws {
+    let dir = try TemporaryDirectory("sfault")
+    let library = try FaultLibrary(in: dir)
+    let output = dir.file("out")
+    mkdir(output, 0o755)
+    let marker = dir.file("stalled")
+    let session = try SessionProcess(
+      [
+        "--source", "pattern", "--resolution", "1280x720", "--orientation", "bottom-up",
+        "--headless", "-o", "\(output)/s-{n}.jpg",
+      ], in: dir, environment: library.environment("stall-write=2", marker: marker))
+    session.stdin.send("\n")
+    let first = try session.waitFor("photo")
+    let firstBytes = readBytes(try #require(first["path"]?.stringValue))
+    session.stdin.send("\n")
+    #expect(TestSupport.waitFor(timeout: 20) { access(marker, F_OK) == 0 }, "never stalled")
+    session.signal(SIGKILL)
+    #expect(try session.exitStatus() == 128 + SIGKILL)
+    #expect(photoFiles(output) == ["s-1.jpg"])
+    #expect(readBytes("\(output)/s-1.jpg") == firstBytes)
+    try expectUprightPhoto("\(output)/s-1.jpg", width: 1280, height: 720)
+  }
+
+  /// The session reads stdin (Enter, q) without setting O_NONBLOCK on it, so the caller's
+  /// shell gets its terminal or pipe back as it was (see CaptureTests' stdinIsLeftBlocking).
+  @Test func stdinIsLeftBlocking() throws {
+    let dir = try TemporaryDirectory("sfault")
+    let script = """
+      { printf '\\nq\\n'; sleep 1; } | {
+        "$0" session --source pattern --resolution 320x240 --orientation normal --headless \
+          -o "$1/s-{n}.jpg"
+        echo "status $?"
+        sed -n 's/^flags:[[:space:]]*/flags /p' /proc/self/fdinfo/0
+      }
+      """
+    let result = try ChildProcess.run(
+      ["sh", "-c", script, try Built.executable("orientcam"), dir.path],
+      outputDirectory: dir.path)
+    #expect(result.stdout.contains("status 0"), "\(result.stdout) \(result.stderr)")
+    let flags = try #require(
+      result.stdout.split(separator: "\n").first { $0.hasPrefix("flags ") }
+        .flatMap { Int($0.dropFirst(6), radix: 8) })
+    #expect(flags & Int(O_NONBLOCK) == 0, "flags \(String(flags, radix: 8))")
+    #expect(photoFiles(dir.path) == ["s-1.jpg"])
   }
 }

@@ -19,6 +19,19 @@ int orient_ioctl_int(int fd, unsigned long request, long arg);
 /// open(2) is variadic in C; this passes the mode explicitly.
 int orient_open(const char *path, int flags, mode_t mode);
 
+/// O_TMPFILE for open(2). glibc defines it only with _GNU_SOURCE, and its value differs between
+/// architectures (0o20200000 on x86 and arm64, other values on alpha, parisc, sparc), so it comes
+/// from the C headers of the machine being built for.
+int orient_o_tmpfile(void);
+
+/// AT_EMPTY_PATH for linkat(2) (also hidden by glibc without _GNU_SOURCE).
+int orient_at_empty_path(void);
+
+/// renameat2(2) with RENAME_NOREPLACE: renames unless the new name exists (then EEXIST). The
+/// replacement for link(2) on filesystems without hard links (vfat, exfat). Returns -1 and sets
+/// errno like renameat2; EINVAL or ENOSYS where the filesystem or kernel lacks the flag.
+int orient_rename_noreplace(const char *from, const char *to);
+
 /// fcntl(2) F_GETFL/F_SETFL helpers (fcntl is variadic).
 int orient_fcntl_getfl(int fd);
 int orient_fcntl_setfl(int fd, int flags);
