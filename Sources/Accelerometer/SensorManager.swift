@@ -72,7 +72,7 @@ public final class SensorManager {
   private var pollOnly: Set<String> = []
   private var retryTimer: EventLoop.Timer?
   private var retryDelay = SensorManager.firstRetryDelay
-  /// Readings in a row whose magnitude is implausible (see `checkCalibration`).
+  /// Readings in a row whose magnitude is implausible (see `calibrationChanged`).
   private var implausibleInARow = 0
   private var nextCalibrationCheck: Int64 = 0
   private var calibrationCheckInterval = SensorManager.firstCalibrationCheck
@@ -170,10 +170,7 @@ public final class SensorManager {
     // A sensor that failed to start before gets another chance with the new claim.
     let failedBefore = !unusable.isEmpty
     if active != nil { startSampler() }
-    if failedBefore {
-      retryDelay = SensorManager.firstRetryDelay
-      retryUnusable()
-    }
+    if failedBefore { retryUnusable() }
   }
 
   /// Stops sampling: closes every descriptor and restores the device's sysfs settings.
@@ -181,7 +178,7 @@ public final class SensorManager {
     guard isStarted else { return }
     isStarted = false
     stopSampler()
-    retryTimer?.disarm()
+    cancelRetry()
     pollOnly.removeAll()
     if var status = active {
       status.isSampling = false
@@ -510,15 +507,24 @@ public final class SensorManager {
     retryDelay = min(retryDelay * 2, SensorManager.maximumRetryDelay)
   }
 
+  /// Closes the retry timer (a stopped manager holds no descriptor but the udev monitor's).
+  private func cancelRetry() {
+    retryTimer?.cancel()
+    retryTimer = nil
+    retryDelay = SensorManager.firstRetryDelay
+  }
+
   /// Tries again the sensor that would be chosen if none had failed, when it is one that
   /// failed; it replaces what is sampled now only once it has started, so that consumers do
   /// not see the sensor come and go with each attempt.
   private func retryUnusable() {
-    guard isStarted, !unusable.isEmpty else { return }
-    let candidates = sensors
-    guard let best = SensorChoice.choose(candidates, mode: configuration.sampling.mode).chosen,
+    guard isStarted, !unusable.isEmpty,
+      let best = SensorChoice.choose(sensors, mode: configuration.sampling.mode).chosen,
       unusable.contains(best.facts.syspath)
-    else { return }
+    else {
+      cancelRetry()
+      return
+    }
     let syspath = best.facts.syspath
     switch makeSampler(best) {
     case .started(let started, let trigger):
@@ -537,8 +543,7 @@ public final class SensorManager {
   /// Makes `started` the running sampler of `d` and tells the consumer.
   private func install(_ started: any Sampler, trigger: String?, for d: AccelerometerDescription) {
     sampler = started
-    retryDelay = SensorManager.firstRetryDelay
-    retryTimer?.disarm()
+    cancelRetry()
     implausibleInARow = 0
     calibrationCheckInterval = SensorManager.firstCalibrationCheck
     problems.clear("start \(d.facts.syspath)", logger: logger, "\(d.sysname): started at last")
@@ -589,7 +594,7 @@ public final class SensorManager {
   /// - Returns: whether the sampler was restarted with a new calibration (the reading, made
   ///   with the old one, is then dropped).
   private func calibrationChanged(_ vector: Vector3, syspath: String) -> Bool {
-    let g = vector.magnitude / SensorManager.standardGravity
+    let g = vector.magnitude / standardGravity
     if SensorManager.plausibleGravity.contains(g) {
       implausibleInARow = 0
       calibrationCheckInterval = SensorManager.firstCalibrationCheck
@@ -603,7 +608,7 @@ public final class SensorManager {
     nextCalibrationCheck = now + calibrationCheckInterval
     calibrationCheckInterval = min(
       calibrationCheckInterval * 2, SensorManager.maximumCalibrationCheck)
-    consider(device, action: .change, announce: true)
+    consider(device, action: .change, announce: false)
     if let facts = facts[syspath] {
       let new = AccelerometerDescription(facts: facts, configuration: configuration)
       if new.scale != old.scale || new.offset != old.offset {
@@ -617,9 +622,6 @@ public final class SensorManager {
     reselect()
     return sampler !== current
   }
-
-  /// Standard gravity, m/s^2.
-  static let standardGravity = 9.80665
 
   /// The device vanished under a sampler: forget it until udev announces it again.
   private func dropGone(_ syspath: String, reason: String) {
