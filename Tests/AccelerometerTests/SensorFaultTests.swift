@@ -59,7 +59,7 @@ struct SensorFaultTests {
     scenario.wait()
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
-    #expect(transcript.exitCodes == [0])
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
     for s in IIOFixture.samples(transcript.lines) {
       #expect((s.v - SensorFaultTests.upright).magnitude < 1e-4, "\(s.v)")
     }
@@ -70,14 +70,18 @@ struct SensorFaultTests {
     let skippedIn4s = statuses[1] - statuses[0]
     // 30 Hz for 1 s, then 0.25 + 0.5 + 1 + 2 s apart: about 34 reads in 4 s, not 120.
     #expect(skippedIn4s > 0 && skippedIn4s <= 45, "\(skippedIn4s)")
-    #expect(logLines(transcript, "skipping reading, in_accel_y_raw").count == 1)
+    // One line per kind of problem per episode. (A poll between the driver's truncate and
+    // write sees an empty value: "empty" is its own kind, logged once too.)
+    let yLines = logLines(transcript, "skipping reading, in_accel_y_raw").count
+    #expect(yLines == 1 || yLines == 2, "\(transcript.stderr)")
     #expect(logLines(transcript, "skipping reading, in_accel_x_raw").count == 1)
     // One backoff episode for the 4 s of garbage; the 0.4 s of the second failure is too short
     // for another, unless a loaded machine stretches it past 1 s. Each ends with one line.
     let backoffs = logLines(transcript, "reading less often").count
     #expect(backoffs == 1 || backoffs == 2, "\(transcript.stderr)")
     #expect(logLines(transcript, "reading at 30 Hz again").count == backoffs)
-    #expect(logLines(transcript, "readings valid again").count == 2, "\(transcript.stderr)")
+    #expect(
+      logLines(transcript, "readings valid again").count == yLines + 1, "\(transcript.stderr)")
     let recovery = try milliseconds(transcript, afterStep: recovered) { $0.hasPrefix("sample ") }
     // At most one backed-off interval (2 s) plus scheduling.
     #expect(recovery < 2500)
@@ -108,7 +112,7 @@ struct SensorFaultTests {
     scenario.dump(devices[0], ["buffer/enable"], tag: "after")
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
-    #expect(transcript.exitCodes == [0])
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
     // One stall episode, logged once and ended once. (On a loaded machine the script may start
     // more than a second after the sampler: that wait is a stall too, its own episode.)
     let stall = logLines(transcript, "; re-enabling the buffer (")
@@ -151,7 +155,7 @@ struct SensorFaultTests {
     scenario.dump(devices[0], ["buffer/enable", "scan_elements/in_accel_x_en"], tag: "after")
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
-    #expect(transcript.exitCodes == [0])
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
     // The silence logged once (plus, on a loaded machine, the wait for the script to start).
     let stalls = logLines(transcript, "; re-enabling the buffer (").count
     #expect(stalls == logLines(transcript, ": scans flow again").count + 1, "\(transcript.stderr)")
@@ -189,7 +193,7 @@ struct SensorFaultTests {
     scenario.wait()
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
-    #expect(transcript.exitCodes == [0])
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
     #expect(logLines(transcript, "re-read the calibration").count == 1, "\(transcript.stderr)")
     let samples = IIOFixture.samples(transcript.lines)
     // Readings with the old scale (4 g, or 1/4 g between the two writes) before the re-read:
@@ -233,7 +237,7 @@ struct SensorFaultTests {
     scenario.wait()
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
-    #expect(transcript.exitCodes == [0])
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
     let before = transcript.openFiles("before")
     let after = transcript.openFiles("after")
     #expect(before.count == after.count, "before \(before)\nafter \(after)")
@@ -283,7 +287,7 @@ struct SensorFaultTests {
     scenario.wait()
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
-    #expect(transcript.exitCodes == [0])
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
     #expect(!transcript.openFiles("gone").contains { $0.contains("/sys/") })
     #expect(transcript.stderr.contains("is gone (found on enumerating again)"))
     // Enumerating again while nothing changed restarts nothing.
@@ -316,7 +320,7 @@ struct SensorFaultTests {
     scenario.dump(devices[0], ["buffer/enable"], tag: "after")
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
-    #expect(transcript.exitCodes == [0])
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
     #expect(logLines(transcript, "cannot enable the buffer").count == 1, "\(transcript.stderr)")
     #expect(transcript.stderr.contains("started at last (after "), "\(transcript.stderr)")
     #expect(transcript.dump("running")["buffer/enable"] == "1")
