@@ -250,7 +250,9 @@ public final class SensorManager {
 
   /// Enumerates the `iio` subsystem again and brings the known devices in line with it: what
   /// is gone is forgotten, what is new or changed is considered, then the sensor is chosen
-  /// again. For when uevents were lost (`ENOBUFS`); harmless otherwise.
+  /// again, and a running sampler is started afresh: if a remove and an add of it were both
+  /// lost, it still reads the files of the removed device (stale, or failing later with
+  /// ENODEV as if the present device were gone). For when uevents were lost (`ENOBUFS`).
   public func resynchronize() {
     let present: [UdevDevice]
     do {
@@ -270,6 +272,7 @@ public final class SensorManager {
       triggers.removeValue(forKey: syspath)
     }
     for device in present { consider(device, action: .add, announce: true) }
+    stopSampler()
     reselect()
   }
 

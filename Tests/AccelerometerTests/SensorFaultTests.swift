@@ -229,6 +229,13 @@ struct SensorFaultTests {
       $0.hotplug([device])
     }
     let stormEnd = scenario.steps.count - 1
+    // One calm replug after the storm. umockdev drops uevents silently when the program's
+    // socket holds 10 (net.unix.max_dgram_qlen) where the kernel would report ENOBUFS (which
+    // makes orientd enumerate again), so on a loaded machine the storm's last events may
+    // never arrive; this pair always does.
+    scenario.drain(0.5)
+    scenario.unplug(device)
+    scenario.hotplug([device])
     scenario.drain(1.5)
     scenario.openFiles(tag: "after")
     scenario.send("status")
@@ -265,14 +272,25 @@ struct SensorFaultTests {
         + "reported; \(logCount) log lines")
   }
 
-  /// Uevents lost (the monitor's ENOBUFS): enumerating again forgets the device that went
-  /// without a word, and a later add is followed as usual.
+  /// Uevents lost (the monitor's ENOBUFS): enumerating again reopens a device whose remove
+  /// was lost (its add was not), forgets the device that went without a word, and a later add
+  /// is followed as usual.
   @Test func enumeratingAgainAfterLostUevents() throws {
     let parent = IIOFixture.parent()
     let device = IIOFixture.polled(parent: parent)
     var scenario = UMockdevScenario(devices: [parent, device])
     scenario.spawn([try probe, "--start"])
     scenario.expect("^sample ")
+    // Removed and back, but only the add was seen: the sampler still reads the old files.
+    scenario.unplugSilently(device)
+    scenario.hotplug([device])
+    scenario.drain(0.3)
+    scenario.openFiles(tag: "stale")
+    scenario.send("resync")
+    scenario.expect(#"^sensor \{"device":"iio:device0".*"sampling":true"#)
+    scenario.expect("^ok resync$")
+    scenario.openFiles(tag: "fresh")
+    // Gone without a word.
     scenario.unplugSilently(device)
     scenario.send("resync")
     scenario.expect("^sensor none$")
@@ -281,19 +299,17 @@ struct SensorFaultTests {
     scenario.hotplug([device])
     scenario.expect(#"^sensor \{"device":"iio:device0".*"sampling":true"#)
     scenario.expect("^sample ")
-    scenario.send("resync")
-    scenario.expect("^ok resync$")
     scenario.send("quit")
     scenario.wait()
     let transcript = try scenario.run()
     #expect(transcript.failure == nil, "\(transcript.summary)")
     #expect(transcript.exitCodes == [0], "\(transcript.summary)")
+    #expect(transcript.openFiles("stale").contains { $0.hasSuffix("_raw (deleted)") })
+    let fresh = transcript.openFiles("fresh")
+    #expect(fresh.filter { $0.hasSuffix("_raw") }.count == 3, "\(fresh)")
+    #expect(!fresh.contains { $0.hasSuffix("(deleted)") }, "\(fresh)")
     #expect(!transcript.openFiles("gone").contains { $0.contains("/sys/") })
     #expect(transcript.stderr.contains("is gone (found on enumerating again)"))
-    // Enumerating again while nothing changed restarts nothing.
-    let resyncs = transcript.lines.indices.filter { transcript.lines[$0] == "ok resync" }
-    let lastSensor = try #require(transcript.lines.lastIndex { $0.hasPrefix("sensor ") })
-    #expect(lastSensor < resyncs[1])
   }
 
   /// A sampler that cannot start (here `buffer/enable` cannot be written, in mode buffered)
