@@ -91,12 +91,14 @@ struct SensorFaultTests {
         + "first valid reading \(Int(recovery)) ms after the fix")
   }
 
-  /// A buffer that delivers nothing for two seconds, then resumes: logged once, re-armed, no
-  /// fallback, and the scans after the stall are read.
-  @Test func stalledBufferIsReArmedAndResumes() throws {
+  /// The probe sampling a buffered device that delivers `scans` upright scans 30 ms apart
+  /// (with `pauses` instead before some), then nothing; the script is the last step.
+  func bufferedScenario(scans: Int, pauses: [Int: Int] = [:]) throws -> (
+    UMockdevScenario, [UMockdevDevice]
+  ) {
     let parent = IIOFixture.parent()
     let devices = IIOFixture.buffered(parent: parent, format: SensorFaultTests.format)
-    let records = (0..<10).map { _ in
+    let records = (0..<scans).map { _ in
       IIOFixture.record((0, -1000, 0), format: SensorFaultTests.format)
     }
     var scenario = UMockdevScenario(devices: [parent] + devices)
@@ -104,7 +106,14 @@ struct SensorFaultTests {
     scenario.expect(#"^sensor \{.*"mode":"buffered".*"sampling":true"#)
     scenario.script(
       devices[0], devnode: "/dev/iio:device0", records: records.map(\.bytes),
-      intervalMilliseconds: 30, timestampOffset: records[0].timestampOffset, pauses: [5: 2200])
+      intervalMilliseconds: 30, timestampOffset: records[0].timestampOffset, pauses: pauses)
+    return (scenario, devices)
+  }
+
+  /// A buffer that delivers nothing for two seconds, then resumes: logged once, re-armed, no
+  /// fallback, and the scans after the stall are read.
+  @Test func stalledBufferIsReArmedAndResumes() throws {
+    var (scenario, devices) = try bufferedScenario(scans: 10, pauses: [5: 2200])
     scenario.expect("^sample ", count: 10, timeout: 20)
     scenario.dump(devices[0], ["buffer/enable"], tag: "resumed")
     scenario.send("quit")
@@ -135,17 +144,7 @@ struct SensorFaultTests {
   /// A buffer that stays silent is polled instead (mode auto), with one line for the stall
   /// and one for the switch; the polled readings are right.
   @Test func bufferThatStaysStalledFallsBackToPolling() throws {
-    let parent = IIOFixture.parent()
-    let devices = IIOFixture.buffered(parent: parent, format: SensorFaultTests.format)
-    let records = (0..<3).map { _ in
-      IIOFixture.record((0, -1000, 0), format: SensorFaultTests.format)
-    }
-    var scenario = UMockdevScenario(devices: [parent] + devices)
-    scenario.spawn([try probe, "--start"])
-    scenario.expect(#"^sensor \{.*"mode":"buffered".*"sampling":true"#)
-    scenario.script(
-      devices[0], devnode: "/dev/iio:device0", records: records.map(\.bytes),
-      intervalMilliseconds: 30, timestampOffset: records[0].timestampOffset)
+    var (scenario, devices) = try bufferedScenario(scans: 3)
     let scripted = scenario.steps.count - 1
     scenario.expect("^sample ", count: 3)
     scenario.expect(#"^sensor \{.*"mode":"polled".*"sampling":true"#, timeout: 20)
