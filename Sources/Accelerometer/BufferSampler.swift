@@ -22,6 +22,15 @@ public struct BufferUnavailable: Error, CustomStringConvertible, Sendable {
 /// lay out the record, ask for `monotonic` timestamps, attach the device's own trigger when
 /// `trigger/current_trigger` exists and is empty, set the sampling frequency and a small buffer
 /// length, then enable the buffer. `stop()` closes the node and undoes it all in reverse.
+///
+/// A stall watchdog checks every `stallTimeout` (10 sample periods, at least 1 s) that scans
+/// arrived since the last check; a device whose interrupt got lost or whose trigger stopped
+/// would otherwise leave the orientation frozen without a word. The first empty period is
+/// logged once and the buffer re-armed (`buffer/enable` 0 then 1, which restarts the trigger
+/// on real drivers); after `stallsBeforeGivingUp` empty periods in a row the owner is told
+/// (`.stalled`) so that it can poll instead, and the buffer keeps being re-armed quietly until
+/// it is replaced. When scans come again the episode ends with one line saying after how long.
+/// The watchdog is the one periodic wakeup of buffered mode, and only while sampling.
 final class BufferSampler: Sampler {
   let mode = SamplingMode.buffered
   private(set) var rate: Double
@@ -47,6 +56,18 @@ final class BufferSampler: Sampler {
   private let converter: TimestampConverter
   private var problems = LogOnce()
   private var stopped = false
+  private var stallTimer: EventLoop.Timer?
+  /// Whether scan bytes arrived since the watchdog last looked.
+  private var sawData = false
+  /// Watchdog periods in a row without a scan.
+  private var emptyPeriods = 0
+  /// When the current stall began (`CLOCK_MONOTONIC` ns): the last data seen.
+  private var lastData: Int64 = 0
+
+  /// How long without a scan counts as a stall.
+  var stallTimeout: Int64 { max(1_000_000_000, Int64((10e9 / max(rate, 0.1)).rounded())) }
+  /// Empty watchdog periods before the owner is told.
+  static let stallsBeforeGivingUp = 3
 
   static let accelChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
 
@@ -209,10 +230,16 @@ final class BufferSampler: Sampler {
       watch = try loop.watch(node.rawValue, for: .readable) { [weak self] events in
         self?.readable(events)
       }
+      let timer = try loop.makeTimer { [weak self] in self?.watchdog() }
+      try timer.schedule(afterNanoseconds: stallTimeout, intervalNanoseconds: stallTimeout)
+      stallTimer = timer
     } catch {
+      watch?.cancel()
+      watch = nil
       node.close()
       throw fail("\(device): cannot watch \(devnode): \(error)", error)
     }
+    lastData = Clock.monotonicNanoseconds()
     logger.info(
       "\(device): buffered, \(layout.elements.count) channels, \(layout.recordSize)-byte scans"
         + " (\(layout.elements.map { "\($0.channel.name) \($0.channel.type)@\($0.offset)" }.joined(separator: ", "))),"
@@ -229,6 +256,8 @@ final class BufferSampler: Sampler {
     stopped = true
     watch?.cancel()
     watch = nil
+    stallTimer?.cancel()
+    stallTimer = nil
     file.close()
     journal.restore(deviceGone: deviceGone)
   }
@@ -263,6 +292,7 @@ final class BufferSampler: Sampler {
         return
       }
       readAny = true
+      dataArrived()
       pending.append(contentsOf: chunk[0..<count])
       if count < chunk.count { break }
     }
@@ -271,6 +301,54 @@ final class BufferSampler: Sampler {
       return
     }
     deliver()
+  }
+
+  private func dataArrived() {
+    sawData = true
+    lastData = Clock.monotonicNanoseconds()
+    if emptyPeriods > 0 {
+      emptyPeriods = 0
+      problems.clear(
+        "stall", logger: logger,
+        "\(description.sysname): scans flow again")
+    }
+  }
+
+  /// Runs every `stallTimeout`: a period without a scan is a stall (see the type's comment).
+  private func watchdog() {
+    guard !stopped else { return }
+    if sawData {
+      sawData = false
+      return
+    }
+    emptyPeriods += 1
+    let silent = (Clock.monotonicNanoseconds() - lastData) / 1_000_000
+    problems.report(
+      "stall", logger: logger,
+      "\(description.sysname): no scan from \(file.path) for \(silent) ms; re-enabling the buffer "
+        + "(logged once until scans flow again)")
+    rearm()
+    if stopped { return }
+    if emptyPeriods == BufferSampler.stallsBeforeGivingUp {
+      handler(.stalled("no scan for \(silent) ms, also after re-enabling the buffer"))
+    }
+  }
+
+  /// `buffer/enable` 0 then 1: restarts the trigger and the buffer on real drivers. The
+  /// journal still holds the value from before sampling, so `stop()` restores it as usual.
+  private func rearm() {
+    let path = "\(description.facts.syspath)/buffer/enable"
+    do {
+      try Sysfs.write(path, "0")
+      try Sysfs.write(path, "1")
+    } catch {
+      if error.isDeviceGone {
+        gone("\(path): \(error.reason)")
+        return
+      }
+      problems.report(
+        "rearm", logger: logger, "\(description.sysname): cannot re-enable the buffer: \(error)")
+    }
   }
 
   private func deliver() {

@@ -4,6 +4,12 @@ import SystemKit
 /// Reads `in_accel_{x,y,z}_raw` on a timer: the three files stay open and are re-read with
 /// `pread` at offset 0 (which makes sysfs call the driver again), so a reading costs three
 /// system calls and no path lookups.
+///
+/// A reading with a bad axis (garbage, empty, out of range, EIO) is skipped and each kind of
+/// problem logged once per episode. When every reading has failed for a second, the sampler
+/// backs off instead of hammering a broken bus at the full rate: it polls every 250 ms, then
+/// 0.5, 1 and at most every 2 s, logging that once; the first valid reading restores the rate
+/// and ends every episode (so a later failure is logged again).
 final class PollSampler: Sampler {
   let mode = SamplingMode.polled
   let rate: Double
@@ -19,8 +25,17 @@ final class PollSampler: Sampler {
   private var activeProblems: Set<String> = []
   private let buffer: UnsafeMutableRawBufferPointer
   private var stopped = false
+  private let interval: Int64
+  /// Readings skipped in a row.
+  private var failuresInARow = 0
+  /// The slowed-down interval while readings keep failing, `nil` at the normal rate.
+  private var backoff: Int64?
 
   static let axes = ["x", "y", "z"]
+  /// The first slowed-down interval, doubled after each further failure.
+  static let firstBackoff: Int64 = 250_000_000
+  /// The slowest the sampler polls while readings fail.
+  static let maximumBackoff: Int64 = 2_000_000_000
 
   /// Opens the attributes, sets the sampling frequency, schedules the timer and posts a first
   /// reading right away.
@@ -36,6 +51,7 @@ final class PollSampler: Sampler {
     self.handler = handler
     journal = SysfsJournal(logger: logger)
     buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+    interval = Int64((1e9 / rate).rounded())
     do {
       for axis in PollSampler.axes {
         files.append(
@@ -43,7 +59,6 @@ final class PollSampler: Sampler {
       }
       _ = FrequencySetting.apply(
         target: rate, description: description, journal: journal, logger: logger)
-      let interval = Int64((1e9 / rate).rounded())
       let timer = try loop.makeTimer { [weak self] in self?.poll() }
       try timer.schedule(afterNanoseconds: interval, intervalNanoseconds: interval)
       self.timer = timer
@@ -102,7 +117,17 @@ final class PollSampler: Sampler {
     }
     if failed {
       skipped += 1
+      failuresInARow += 1
+      backOff()
       return
+    }
+    failuresInARow = 0
+    if backoff != nil {
+      backoff = nil
+      reschedule(interval)
+      problems.clear(
+        "backoff", logger: logger,
+        "\(description.sysname): reading at \(AvailableValues.format(rate)) Hz again")
     }
     if !activeProblems.isEmpty {
       for key in activeProblems.sorted() {
@@ -111,6 +136,32 @@ final class PollSampler: Sampler {
       activeProblems.removeAll()
     }
     handler(.reading(RawReading(timestamp: Clock.monotonicNanoseconds(), x: x, y: y, z: z)))
+  }
+
+  /// After a second of failed readings, polls less and less often (up to `maximumBackoff`).
+  private func backOff() {
+    guard failuresInARow >= max(Int(rate.rounded(.up)), 1) else { return }
+    let next = backoff.map { min($0 * 2, PollSampler.maximumBackoff) } ?? PollSampler.firstBackoff
+    guard next != backoff else { return }
+    if backoff == nil {
+      problems.report(
+        "backoff", logger: logger,
+        "\(description.sysname): every reading failed for a second; reading less often (every "
+          + "\(Double(PollSampler.firstBackoff) / 1e9) s, slowing to \(Double(PollSampler.maximumBackoff) / 1e9) s) "
+          + "until one is valid again")
+    }
+    backoff = next
+    reschedule(next)
+  }
+
+  private func reschedule(_ nanoseconds: Int64) {
+    do {
+      try timer?.schedule(afterNanoseconds: nanoseconds, intervalNanoseconds: nanoseconds)
+    } catch {
+      problems.report(
+        "timer", logger: logger,
+        "\(description.sysname): cannot reschedule the poll timer: \(error)")
+    }
   }
 
   private func read(axis: Int) -> AxisRead {

@@ -40,6 +40,9 @@ enum SamplerEvent {
   case reading(RawReading)
   /// The device went away (ENODEV/ENOENT/ENXIO, hang-up); the sampler has stopped itself.
   case gone(String)
+  /// A buffered sampler has had no scan for a while, even after re-enabling the buffer; it
+  /// keeps trying, and the owner may read the device another way instead.
+  case stalled(String)
 }
 
 /// A running sampler; `stop()` ends it and restores the device.

@@ -1,5 +1,6 @@
 import DeviceDiscovery
 import Logging
+import Orientation
 import SystemKit
 
 /// The accelerometer in use, as consumers (D-Bus properties, `orientd record`) describe it.
@@ -27,6 +28,17 @@ public struct SensorStatus: Equatable, Sendable {
 /// device's sysfs settings back as they were. A sensor that appears is used without a restart;
 /// one that disappears, also in the middle of a read, is dropped, `onSensorChange(nil)` tells the
 /// consumer there is none, and sampling resumes on the next one that appears.
+///
+/// Faults it rides out (each logged once per episode, see issue 8's tests):
+/// - a sensor that cannot be started (buffer refused, attributes unreadable) is retried after
+///   1 s, then 2, 4, ... up to 30 s while sampling is requested, instead of never;
+/// - a buffered sensor that stops delivering scans (`BufferSampler`'s watchdog) is polled
+///   instead, in mode `auto`, until sampling stops (the next start tries the buffer again);
+/// - readings whose magnitude stays far from 1 g make it re-read the calibration (at most once
+///   a second, then less often while nothing changed), so a driver that switches its range and
+///   `in_accel_scale` at run time without a uevent still gives m/s^2;
+/// - a udev monitor that overflowed (ENOBUFS: uevents lost in a storm) makes it enumerate the
+///   devices again; a burst of uevents is applied as one batch, choosing the sensor once.
 public final class SensorManager {
   /// Called with each calibrated reading of the active sensor, on the loop.
   public var onSample: ((AccelerometerSample) -> Void)?
@@ -55,6 +67,39 @@ public final class SensorManager {
   private var sampler: (any Sampler)?
   private var skippedBefore = 0
   private var lastChoiceLog = ""
+  private var problems = LogOnce()
+  /// Sensors to poll even though they could buffer: their buffer stalled (until `stop()`).
+  private var pollOnly: Set<String> = []
+  private var retryTimer: EventLoop.Timer?
+  private var retryDelay = SensorManager.firstRetryDelay
+  /// Readings in a row whose magnitude is implausible (see `calibrationChanged`).
+  private var implausibleInARow = 0
+  private var nextCalibrationCheck: Int64 = 0
+  private var calibrationCheckInterval = SensorManager.firstCalibrationCheck
+  private var hotplugWindowStart: Int64 = 0
+  private var hotplugEvents = 0
+  private var settleTimer: EventLoop.Timer?
+
+  /// During a hotplug storm, how long uevents must pause before the sensor is chosen again.
+  static let stormSettle: Int64 = 250_000_000
+
+  /// Hotplug notices logged per `hotplugWindow` before they go to debug level.
+  static let hotplugLogBudget = 10
+  /// The window of `hotplugLogBudget`, in nanoseconds.
+  static let hotplugWindow: Int64 = 10_000_000_000
+
+  /// The first retry of a sensor that could not be started, in seconds; doubled each time.
+  static let firstRetryDelay = 1.0
+  /// The longest wait between retries, in seconds.
+  static let maximumRetryDelay = 30.0
+  /// Calibrated magnitudes outside this many g are implausible for a device at rest or in a
+  /// hand (the detector's default tolerance rejects them too).
+  static let plausibleGravity = 0.5...1.5
+  /// Implausible readings in a row before the calibration is re-read.
+  static let implausibleBeforeCheck = 5
+  /// The first and the longest interval between calibration re-reads, in nanoseconds.
+  static let firstCalibrationCheck: Int64 = 1_000_000_000
+  static let maximumCalibrationCheck: Int64 = 60_000_000_000
 
   /// Creates a manager; call `begin()` to enumerate and follow hotplug.
   public init(
@@ -71,7 +116,11 @@ public final class SensorManager {
     }
   }
 
-  deinit { sampler?.stop() }
+  deinit {
+    sampler?.stop()
+    retryTimer?.cancel()
+    settleTimer?.cancel()
+  }
 
   /// Every accelerometer present (display and base), ordered by device number.
   public var sensors: [AccelerometerDescription] {
@@ -118,7 +167,10 @@ public final class SensorManager {
   public func start() {
     guard !isStarted else { return }
     isStarted = true
+    // A sensor that failed to start before gets another chance with the new claim.
+    let failedBefore = !unusable.isEmpty
     if active != nil { startSampler() }
+    if failedBefore { retryUnusable() }
   }
 
   /// Stops sampling: closes every descriptor and restores the device's sysfs settings.
@@ -126,6 +178,8 @@ public final class SensorManager {
     guard isStarted else { return }
     isStarted = false
     stopSampler()
+    cancelRetry()
+    pollOnly.removeAll()
     if var status = active {
       status.isSampling = false
       active = status
@@ -144,14 +198,82 @@ public final class SensorManager {
 
   private func drainMonitor() {
     guard let monitor else { return }
-    // Bounded, so that a storm of events cannot starve the rest of the loop.
+    // Bounded, so that a storm of events cannot starve the rest of the loop (the socket stays
+    // readable and the loop comes back); the sensor is chosen once per batch, so a burst of
+    // add/remove pairs does not start and stop a sampler for each.
+    var changed = false
+    defer { if changed { afterUevents() } }
     for _ in 0..<256 {
-      guard let device = monitor.receive() else { return }
-      let action = device.action ?? .change
-      logger.debug("uevent \(action) \(device.syspath)")
-      consider(device, action: action, announce: true)
-      reselect()
+      switch monitor.next() {
+      case .empty: return
+      case .overflow:
+        problems.report(
+          "overflow", logger: logger,
+          "the udev monitor's receive buffer overflowed (uevents lost); enumerating the IIO "
+            + "devices again (logged once)")
+        resynchronize()
+        changed = false
+        return
+      case .device(let device):
+        let action = device.action ?? .change
+        logger.debug("uevent \(action) \(device.syspath)")
+        consider(device, action: action, announce: true)
+        changed = true
+      }
     }
+  }
+
+  /// Chooses the sensor after a batch of uevents: at once normally; during a storm (more
+  /// than `hotplugLogBudget` events in the window) once the events have paused for
+  /// `stormSettle`, so that a flapping device is not started and stopped with each pair.
+  private func afterUevents() {
+    guard hotplugEvents > SensorManager.hotplugLogBudget else {
+      settleTimer?.disarm()
+      reselect()
+      return
+    }
+    if settleTimer == nil {
+      settleTimer = try? loop.makeTimer { [weak self] in
+        // One-shot: closed once it has fired, so a storm leaves no descriptor behind.
+        self?.settleTimer?.cancel()
+        self?.settleTimer = nil
+        self?.reselect()
+      }
+    }
+    guard let settleTimer,
+      (try? settleTimer.schedule(afterNanoseconds: SensorManager.stormSettle)) != nil
+    else {
+      reselect()
+      return
+    }
+  }
+
+  /// Enumerates the `iio` subsystem again and brings the known devices in line with it: what
+  /// is gone is forgotten, what is new or changed is considered, then the sensor is chosen
+  /// again, and a running sampler is started afresh: if a remove and an add of it were both
+  /// lost, it still reads the files of the removed device (stale, or failing later with
+  /// ENODEV as if the present device were gone). For when uevents were lost (`ENOBUFS`).
+  public func resynchronize() {
+    let present: [UdevDevice]
+    do {
+      present = try context.devices(subsystem: "iio")
+    } catch {
+      logger.error("cannot enumerate the IIO devices again: \(error)")
+      return
+    }
+    let paths = Set(present.map(\.syspath))
+    for syspath in facts.keys where !paths.contains(syspath) {
+      facts.removeValue(forKey: syspath)
+      parents.removeValue(forKey: syspath)
+      unusable.remove(syspath)
+      logger.notice("accelerometer \(syspath) is gone (found on enumerating again)")
+    }
+    for syspath in triggers.keys where !paths.contains(syspath) {
+      triggers.removeValue(forKey: syspath)
+    }
+    for device in present { consider(device, action: .add, announce: true) }
+    stopSampler()
+    reselect()
   }
 
   private func consider(_ device: UdevDevice, action: UdevAction, announce: Bool) {
@@ -167,10 +289,14 @@ public final class SensorManager {
     switch action {
     case .remove:
       if facts.removeValue(forKey: syspath) != nil {
-        logger.notice("accelerometer \(device.sysname) removed")
+        logger.log(hotplugLevel(), "accelerometer \(device.sysname) removed")
       }
       parents.removeValue(forKey: syspath)
       unusable.remove(syspath)
+      // Its files are gone (a device that comes back has new ones): stop reading them now, so
+      // that a sampler left on the old files can neither read stale data nor, failing later,
+      // take the returning device for gone. `reselect` starts a new one if it is back.
+      if active?.description.facts.syspath == syspath { stopSampler() }
     case .add, .change, .bind, .unbind, .other:
       let gathered = DeviceFacts.gather(device)
       guard gathered.isAccelerometer else {
@@ -184,19 +310,44 @@ public final class SensorManager {
         unusable.remove(syspath)
         describe(
           AccelerometerDescription(facts: gathered, configuration: configuration),
-          appeared: previous == nil && announce, changed: previous != nil)
+          appeared: previous == nil && announce, changed: previous != nil,
+          level: announce ? hotplugLevel() : .notice)
       }
     }
   }
 
-  private func describe(_ d: AccelerometerDescription, appeared: Bool, changed: Bool) {
+  private func describe(
+    _ d: AccelerometerDescription, appeared: Bool, changed: Bool, level: LogLevel
+  ) {
     let modes = [d.canBuffer ? "buffered" : nil, d.canPoll ? "polled" : nil].compactMap { $0 }
     let verb = changed ? "changed" : (appeared ? "appeared" : "found")
-    logger.notice(
+    logger.log(
+      level,
       "accelerometer \(verb): \(d.sysname) name=\(d.facts.name ?? "?") location=\(d.location.rawValue)"
         + " (\(d.locationSource)) modes=\(modes.joined(separator: ","))"
         + " mount-matrix=\"\(d.mountMatrix)\" (\(d.mountMatrixSource))")
-    for problem in d.problems { logger.warning(problem) }
+    for problem in d.problems { logger.log(level == .debug ? .debug : .warning, problem) }
+  }
+
+  /// The level of a hotplug notice: `.notice` for the first `hotplugLogBudget` accelerometer
+  /// events in 10 s, `.debug` beyond (one line says so), so that a storm of uevents (a flaky
+  /// connector, a driver rebinding in a loop) cannot flood the journal. The next event after
+  /// a quiet window ends the episode with the number of events it had.
+  private func hotplugLevel() -> LogLevel {
+    let now = Clock.monotonicNanoseconds()
+    if now - hotplugWindowStart > SensorManager.hotplugWindow {
+      hotplugWindowStart = now
+      hotplugEvents = 0
+      problems.clear("storm", logger: logger, "accelerometer hotplug events are rare again")
+    }
+    hotplugEvents += 1
+    if hotplugEvents <= SensorManager.hotplugLogBudget { return .notice }
+    problems.report(
+      "storm", level: .notice, logger: logger,
+      "more than \(SensorManager.hotplugLogBudget) accelerometer hotplug events within "
+        + "\(SensorManager.hotplugWindow / 1_000_000_000) s; logging them at debug level until they "
+        + "are rare again")
+    return .debug
   }
 
   // MARK: - choice and sampling
@@ -209,8 +360,10 @@ public final class SensorManager {
       switch (active, chosen) {
       case (nil, nil): return
       case (let current?, let chosen?) where SensorManager.sameSensor(current.description, chosen):
-        // Same device, same calibration: keep sampling; refresh the facts shown.
+        // Same device, same calibration: keep sampling; refresh the facts shown. (Removed and
+        // back within one batch of uevents: its sampler was stopped, start a new one.)
         active?.description = chosen
+        if isStarted && sampler == nil { startSampler() }
         return
       default: break
       }
@@ -258,6 +411,7 @@ public final class SensorManager {
   }
 
   private func predictedMode(_ d: AccelerometerDescription) -> SamplingMode {
+    if pollOnly.contains(d.facts.syspath) { return .polled }
     switch configuration.sampling.mode {
     case .polled: return .polled
     case .buffered: return .buffered
@@ -274,54 +428,128 @@ public final class SensorManager {
     }
   }
 
+  /// What trying to start a sampler gave.
+  private enum StartOutcome {
+    case started(any Sampler, trigger: String?)
+    /// The device vanished while being set up.
+    case gone(String)
+    /// Neither way of reading it worked; the reason says why.
+    case failed(String)
+  }
+
   private func startSampler() {
     guard let status = active, sampler == nil else { return }
     let d = status.description
+    switch makeSampler(d) {
+    case .started(let started, let trigger): install(started, trigger: trigger, for: d)
+    case .gone(let reason): dropGone(d.facts.syspath, reason: reason)
+    case .failed(let reason):
+      startFailed(d, reason)
+      unusable.insert(d.facts.syspath)
+      reselect()
+    }
+  }
+
+  /// Starts reading `d`: buffered when configured and possible (and its buffer has not
+  /// stalled), polled otherwise or when the buffer cannot be used in mode `auto`.
+  private func makeSampler(_ d: AccelerometerDescription) -> StartOutcome {
     let syspath = d.facts.syspath
     let handler: (SamplerEvent) -> Void = { [weak self] event in
       self?.samplerEvent(event, syspath: syspath)
     }
     let sampling = configuration.sampling
-    var started: (any Sampler)?
-    var trigger: String?
-    if sampling.mode != .polled && d.canBuffer {
+    var reasons: [String] = []
+    if sampling.mode != .polled && d.canBuffer && !pollOnly.contains(syspath) {
       do {
         let buffered = try BufferSampler(
           description: d, rate: sampling.bufferedRate, bufferLength: sampling.bufferLength,
           triggers: Array(triggers.values), deviceParent: parents[syspath], loop: loop,
           logger: logger, handler: handler)
-        trigger = buffered.attachedTrigger
-        started = buffered
+        return .started(buffered, trigger: buffered.attachedTrigger)
       } catch {
-        if error.deviceGone {
-          dropGone(syspath, reason: error.reason)
-          return
-        }
+        if error.deviceGone { return .gone(error.reason) }
         if sampling.mode == .auto && d.canPoll {
           logger.warning("\(error.reason); polling instead")
         } else {
-          logger.error("\(error.reason); cannot sample \(d.sysname)")
+          reasons.append(error.reason)
         }
       }
     }
-    if started == nil && sampling.mode != .buffered && d.canPoll {
+    if sampling.mode != .buffered && d.canPoll {
       do {
-        started = try PollSampler(
+        let polled = try PollSampler(
           description: d, rate: sampling.pollRate, loop: loop, logger: logger, handler: handler)
+        return .started(polled, trigger: nil)
       } catch {
-        if error.isDeviceGone {
-          dropGone(syspath, reason: error.description)
-          return
-        }
-        logger.error("\(d.sysname): cannot poll: \(error)")
+        if error.isDeviceGone { return .gone(error.description) }
+        reasons.append("\(d.sysname): cannot poll: \(error)")
       }
     }
-    guard let started else {
-      unusable.insert(syspath)
-      reselect()
+    if reasons.isEmpty {
+      reasons.append("\(d.sysname): no way to read it in mode \(sampling.mode)")
+    }
+    return .failed(reasons.joined(separator: "; "))
+  }
+
+  /// Logs a failed start once per episode (the retries are counted, not logged) and schedules
+  /// the next attempt.
+  private func startFailed(_ d: AccelerometerDescription, _ reason: String) {
+    problems.report(
+      "start \(d.facts.syspath)", level: .error, logger: logger,
+      "\(reason); cannot sample \(d.sysname) for now: trying again in "
+        + "\(AvailableValues.format(retryDelay)) s, then less often (logged once)")
+    guard isStarted else { return }
+    if retryTimer == nil {
+      retryTimer = try? loop.makeTimer { [weak self] in self?.retryUnusable() }
+    }
+    do {
+      try retryTimer?.schedule(afterNanoseconds: Int64(retryDelay * 1e9))
+    } catch {
+      logger.error("cannot schedule a retry of \(d.sysname): \(error)")
+    }
+    retryDelay = min(retryDelay * 2, SensorManager.maximumRetryDelay)
+  }
+
+  /// Closes the retry timer (a stopped manager holds no descriptor but the udev monitor's).
+  private func cancelRetry() {
+    retryTimer?.cancel()
+    retryTimer = nil
+    retryDelay = SensorManager.firstRetryDelay
+  }
+
+  /// Tries again the sensor that would be chosen if none had failed, when it is one that
+  /// failed; it replaces what is sampled now only once it has started, so that consumers do
+  /// not see the sensor come and go with each attempt.
+  private func retryUnusable() {
+    guard isStarted, !unusable.isEmpty,
+      let best = SensorChoice.choose(sensors, mode: configuration.sampling.mode).chosen,
+      unusable.contains(best.facts.syspath)
+    else {
+      cancelRetry()
       return
     }
+    let syspath = best.facts.syspath
+    switch makeSampler(best) {
+    case .started(let started, let trigger):
+      unusable.remove(syspath)
+      stopSampler()
+      logChoice(choice)
+      install(started, trigger: trigger, for: best)
+    case .gone(let reason):
+      unusable.remove(syspath)
+      dropGone(syspath, reason: reason)
+    case .failed(let reason):
+      startFailed(best, reason)
+    }
+  }
+
+  /// Makes `started` the running sampler of `d` and tells the consumer.
+  private func install(_ started: any Sampler, trigger: String?, for d: AccelerometerDescription) {
     sampler = started
+    cancelRetry()
+    implausibleInARow = 0
+    calibrationCheckInterval = SensorManager.firstCalibrationCheck
+    problems.clear("start \(d.facts.syspath)", logger: logger, "\(d.sysname): started at last")
     let now = SensorStatus(
       description: d, mode: started.mode, rate: started.rate, trigger: trigger, isSampling: true)
     logger.info(
@@ -343,12 +571,59 @@ public final class SensorManager {
     guard let status = active, status.description.facts.syspath == syspath else { return }
     switch event {
     case .reading(let raw):
-      samplesDelivered += 1
       let vector = status.description.calibrate(x: raw.x, y: raw.y, z: raw.z)
+      if calibrationChanged(vector, syspath: syspath) { return }
+      samplesDelivered += 1
       onSample?(AccelerometerSample(timestamp: raw.timestamp, acceleration: vector))
     case .gone(let reason):
       dropGone(syspath, reason: reason)
+    case .stalled(let reason):
+      guard configuration.sampling.mode == .auto, status.description.canPoll else { return }
+      logger.warning(
+        "\(status.description.sysname): \(reason); polling it instead until sampling stops")
+      pollOnly.insert(syspath)
+      stopSampler()
+      startSampler()
     }
+  }
+
+  /// Re-reads the device's calibration when readings keep an implausible magnitude: a driver
+  /// that switches its range changes `in_accel_scale` without a uevent, and the old scale would
+  /// make every reading 2, 4 or 8 times too large or small. At most once per
+  /// `calibrationCheckInterval`, which doubles (up to a minute) while nothing changed, so a
+  /// device shaken for long or miscalibrated for good costs little. The scale is not re-read
+  /// on every reading: that would double the reads of a polled sensor.
+  ///
+  /// - Returns: whether the sampler was restarted with a new calibration (the reading, made
+  ///   with the old one, is then dropped).
+  private func calibrationChanged(_ vector: Vector3, syspath: String) -> Bool {
+    let g = vector.magnitude / standardGravity
+    if SensorManager.plausibleGravity.contains(g) {
+      implausibleInARow = 0
+      calibrationCheckInterval = SensorManager.firstCalibrationCheck
+      return false
+    }
+    implausibleInARow += 1
+    let now = Clock.monotonicNanoseconds()
+    guard implausibleInARow >= SensorManager.implausibleBeforeCheck, now >= nextCalibrationCheck,
+      let device = context.device(syspath: syspath), let old = active?.description
+    else { return false }
+    nextCalibrationCheck = now + calibrationCheckInterval
+    calibrationCheckInterval = min(
+      calibrationCheckInterval * 2, SensorManager.maximumCalibrationCheck)
+    consider(device, action: .change, announce: false)
+    if let facts = facts[syspath] {
+      let new = AccelerometerDescription(facts: facts, configuration: configuration)
+      if new.scale != old.scale || new.offset != old.offset {
+        logger.notice(
+          "\(old.sysname): readings of \(FixedPoint.format(g, decimals: 2)) g made orientd re-read "
+            + "the calibration: scale \(old.scale) -> \(new.scale), offset \(old.offset) -> "
+            + "\(new.offset)")
+      }
+    }
+    let current = sampler
+    reselect()
+    return sampler !== current
   }
 
   /// The device vanished under a sampler: forget it until udev announces it again.

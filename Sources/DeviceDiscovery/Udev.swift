@@ -226,9 +226,17 @@ public final class UdevMonitor {
           errno: -rc, operation: "udev_monitor_filter_add_match_subsystem_devtype \(subsystem)")
       }
     }
+    // A larger socket buffer than the default (~200 KiB) lets a burst of uevents (a dock,
+    // a driver rebinding, a hotplug storm) wait until the loop gets to them. libudev uses
+    // SO_RCVBUFFORCE, which needs CAP_NET_ADMIN; without it the default stays, and an
+    // overflow is still noticed (`receive()` reports `.overflow`).
+    _ = udev_monitor_set_receive_buffer_size(monitor, UdevMonitor.receiveBufferSize)
     let rc = udev_monitor_enable_receiving(monitor)
     if rc < 0 { throw SystemError(errno: -rc, operation: "udev_monitor_enable_receiving") }
   }
+
+  /// The receive buffer asked for: 4 MiB, enough for thousands of uevents.
+  public static let receiveBufferSize: Int32 = 4 << 20
 
   deinit { udev_monitor_unref(pointer) }
 
@@ -238,9 +246,29 @@ public final class UdevMonitor {
 
   /// The next queued event, or `nil` when none is waiting (`udev_monitor_receive_device`).
   ///
-  /// The returned device's `action` says what happened.
+  /// The returned device's `action` says what happened. Use `next()` to also learn about a
+  /// receive buffer overflow.
   public func receive() -> UdevDevice? {
-    guard let raw = udev_monitor_receive_device(pointer) else { return nil }
-    return UdevDevice(owning: raw)
+    if case .device(let device) = next() { return device }
+    return nil
+  }
+
+  /// What `next()` found on the socket.
+  public enum Received {
+    /// An event; its `action` says what happened.
+    case device(UdevDevice)
+    /// Nothing is waiting.
+    case empty
+    /// The kernel dropped events because the socket's receive buffer was full (ENOBUFS):
+    /// some adds or removes were lost, so the owner must enumerate the devices again.
+    case overflow
+  }
+
+  /// The next queued event, `.empty`, or `.overflow` when events were lost
+  /// (`udev_monitor_receive_device` failing with ENOBUFS).
+  public func next() -> Received {
+    errno = 0
+    if let raw = udev_monitor_receive_device(pointer) { return .device(UdevDevice(owning: raw)) }
+    return errno == ENOBUFS ? .overflow : .empty
   }
 }

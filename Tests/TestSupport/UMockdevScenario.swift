@@ -150,19 +150,48 @@ public struct UMockdevScenario {
       ])
   }
 
+  /// Removes a device's files without any uevent, as if the monitor had lost it (ENOBUFS).
+  public mutating func unplugSilently(_ device: UMockdevDevice) {
+    add("remove", [("syspath", .string(device.syspath)), ("silent", .bool(true))])
+  }
+
+  /// Replaces an attribute that is a directory (reads and writes fail with EISDIR) with a
+  /// regular file holding `value`: a fault that goes away.
+  public mutating func makeFile(_ device: UMockdevDevice, _ attribute: String, _ value: String) {
+    add(
+      "make_file",
+      [
+        ("syspath", .string(device.syspath)), ("attr", .string(attribute)),
+        ("value", .string(value)),
+      ])
+  }
+
+  /// Runs the steps `build` adds `times` times in a row, as fast as the driver can (a storm).
+  public mutating func repeating(_ times: Int, _ build: (inout UMockdevScenario) -> Void) {
+    var inner = UMockdevScenario()
+    build(&inner)
+    add("repeat", [("times", .number(Double(times))), ("steps", .array(inner.steps))])
+  }
+
   /// Makes `devnode` deliver `records`, one every `intervalMilliseconds`; when
   /// `timestampOffset` is given, the driver writes a kernel timestamp (s64, little endian) at
   /// that byte offset of each record, in the clock named by the device's
   /// `current_timestamp_clock` at that moment, `timestampStep` nanoseconds apart.
+  ///
+  /// `pauses` maps a record's index to the delay before it instead of the interval (a stall).
   public mutating func script(
     _ device: UMockdevDevice, devnode: String, records: [[UInt8]], intervalMilliseconds: Int,
-    timestampOffset: Int? = nil, timestampStep: Int = 10_000_000
+    timestampOffset: Int? = nil, timestampStep: Int = 10_000_000, pauses: [Int: Int] = [:]
   ) {
     var members: [(String, JSONValue)] = [
       ("devnode", .string(devnode)),
       ("records", .array(records.map { .string($0.hexString) })),
       ("interval_ms", .number(Double(intervalMilliseconds))),
       ("clock_attr", .string(device.syspath + "/current_timestamp_clock")),
+      (
+        "pauses",
+        .object(pauses.sorted { $0.key < $1.key }.map { ("\($0.key)", .number(Double($0.value))) })
+      ),
     ]
     if let timestampOffset {
       members.append(
@@ -225,6 +254,8 @@ public struct UMockdevTranscript {
   public var events: [JSONValue]
   /// The program's stdout lines, in order (all programs spawned).
   public var lines: [String]
+  /// When each of `lines` was read by the driver (`CLOCK_MONOTONIC` ns).
+  public var lineTimes: [Int64]
   /// What the program wrote to stderr (the last program spawned).
   public var stderr: String
   /// The exit codes of programs that were waited for.
@@ -237,6 +268,7 @@ public struct UMockdevTranscript {
   init(output: String, driverStderr: String) throws {
     var events: [JSONValue] = []
     var lines: [String] = []
+    var lineTimes: [Int64] = []
     var exitCodes: [Int] = []
     var stderr = ""
     var failure: String?
@@ -246,7 +278,9 @@ public struct UMockdevTranscript {
       }
       events.append(event)
       switch event["event"]?.stringValue {
-      case "line": lines.append(event["text"]?.stringValue ?? "")
+      case "line":
+        lines.append(event["text"]?.stringValue ?? "")
+        lineTimes.append(Int64(event["t_ns"]?.numberValue ?? 0))
       case "exit": exitCodes.append(Int(event["code"]?.numberValue ?? -1))
       case "stderr": stderr += event["text"]?.stringValue ?? ""
       case "fail": failure = event["reason"]?.stringValue
@@ -255,6 +289,7 @@ public struct UMockdevTranscript {
     }
     self.events = events
     self.lines = lines
+    self.lineTimes = lineTimes
     self.stderr = stderr
     self.exitCodes = exitCodes
     self.failure = failure
@@ -272,6 +307,18 @@ public struct UMockdevTranscript {
         var text = value.stringValue ?? "<missing>"
         if text.hasSuffix("\n") { text.removeLast() }
         result[key] = text
+      }
+    }
+    return result
+  }
+
+  /// When each step finished (`CLOCK_MONOTONIC` ns, the clock of the probe's sample times),
+  /// by step index.
+  public var stepTimes: [Int: Int64] {
+    var result: [Int: Int64] = [:]
+    for event in events where event["event"]?.stringValue == "step" {
+      if let index = event["index"]?.numberValue, let t = event["t_ns"]?.numberValue {
+        result[Int(index)] = Int64(t)
       }
     }
     return result

@@ -7,12 +7,14 @@ Run under the preload, so that uevents reach the program's udev monitor:
 
 The scenario is JSON: {"devices": "<umockdev-record text>", "steps": [...]}. Every step is an
 object with an "op"; see run_step(). The transcript goes to stdout as JSON lines:
-  {"event": "line", "text": ...}      a line the program wrote to stdout
+  {"event": "line", "text": ..., "t_ns": N}  a line the program wrote to stdout, and when it
+                                       was read (CLOCK_MONOTONIC ns)
   {"event": "dump", ...}, {"event": "fds", ...}, {"event": "exit", "code": N}
   {"event": "spawned", "pid": N, "stderr": PATH}   a program was started
   {"event": "done", "id": N}           a step received through "serve" has run
   {"event": "fail", "reason": ...}    a step failed (the driver then exits 1)
   {"event": "stderr", "text": ...}    everything the program wrote to stderr, at the end
+  {"event": "step", "index": N, "op": ..., "t_ns": N}  a step finished, CLOCK_MONOTONIC ns
 
 Sysfs values are changed by writing the testbed file in place (same inode), the way the kernel
 changes an attribute's content: UMockdev.Testbed.set_attribute() replaces the file with a new
@@ -98,13 +100,14 @@ class Driver:
             return False
         if line is None:
             return False
+        t_ns, line = line
         self.seen.append(line)
-        emit('line', text=line)
+        emit('line', text=line, t_ns=t_ns)
         return True
 
     def reader(self, stream):
         for raw in stream:
-            self.lines.put(raw.decode('utf-8', 'replace').rstrip('\n'))
+            self.lines.put((time.monotonic_ns(), raw.decode('utf-8', 'replace').rstrip('\n')))
         self.lines.put(None)
 
     def run_step(self, step):
@@ -118,7 +121,10 @@ class Driver:
             self.testbed.add_from_string(text)
         elif op == 'remove':
             path = step['syspath']
-            if step.get('files_first'):
+            if step.get('silent'):
+                # Gone without a uevent, as when the monitor lost it (ENOBUFS).
+                self.testbed.remove_device(path)
+            elif step.get('files_first'):
                 # The device vanishes before udev says so, as when it is unplugged mid-read:
                 # its files go first; the remove uevent needs a stub with uevent and subsystem.
                 uevent = open(self.real(path, 'uevent')).read()
@@ -139,6 +145,15 @@ class Driver:
                 self.testbed.remove_device(path)
         elif op == 'set':
             self.write_in_place(step['syspath'], step['attr'], step['value'])
+        elif op == 'make_file':
+            # An attribute that was a directory (reads and writes fail with EISDIR) becomes a
+            # regular file: a fault that goes away.
+            path = self.real(step['syspath'], step['attr'])
+            if os.path.isdir(path):
+                import shutil
+                shutil.rmtree(path)
+            with open(path, 'w', encoding='latin-1') as f:
+                f.write(step['value'])
         elif op == 'property':
             self.testbed.set_property(step['syspath'], step['name'], step['value'])
         elif op == 'uevent':
@@ -176,6 +191,11 @@ class Driver:
             deadline = time.monotonic() + step.get('seconds', 0.5)
             while time.monotonic() < deadline:
                 self.pump(max(0.0, min(0.1, deadline - time.monotonic())))
+        elif op == 'repeat':
+            # The nested steps, `times` times, as fast as they run (a hotplug storm).
+            for _ in range(step['times']):
+                for sub in step['steps']:
+                    self.run_step(sub)
         elif op == 'serve':
             # Interactive: further steps arrive as JSON lines on a FIFO (a test drives the
             # testbed while other programs run); each is acknowledged with a "done" event
@@ -262,10 +282,11 @@ class Driver:
         path = tempfile.mktemp(prefix='iio-scans-', suffix='.script')
         with open(path, 'w', encoding='latin-1') as f:
             first = step.get('first_delay_ms', step['interval_ms'])
+            pauses = {int(k): v for k, v in step.get('pauses', {}).items()}
             for i, chunk in enumerate(chunks):
                 if chunk:
-                    f.write('r %d %s\n' % (first if i == 0 else step['interval_ms'],
-                                           encode_script_data(chunk)))
+                    delay = first if i == 0 else pauses.get(i, step['interval_ms'])
+                    f.write('r %d %s\n' % (delay, encode_script_data(chunk)))
         self.scripts.append(path)
         self.testbed.load_script(step['devnode'], path)
         emit('script', devnode=step['devnode'], records=len(records))
@@ -291,6 +312,7 @@ def main():
         for index, step in enumerate(scenario.get('steps', [])):
             try:
                 driver.run_step(step)
+                emit('step', index=index, op=step['op'], t_ns=time.monotonic_ns())
             except Failure as e:
                 emit('fail', step=index, reason=str(e))
                 status = 1

@@ -1,7 +1,7 @@
 // A test helper: runs Accelerometer.SensorManager on an event loop, controlled line by line on
 // stdin, reporting on stdout. The AccelerometerTests run it inside umockdev testbeds.
 //
-//   stdin:  start | stop | status | quit
+//   stdin:  start | stop | status | resync | quit
 //   stdout: sensor <json> | sensor none        whenever the active sensor changes
 //           sample <ns> <x> <y> <z>            each reading (m/s^2, display frame)
 //           ok start | ok stop                 after the call returned
@@ -140,6 +140,9 @@ let input = try loop.watch(0, for: .readable) { _ in
       say(
         "status started=\(manager.isStarted) delivered=\(manager.samplesDelivered) "
           + "skipped=\(manager.readingsSkipped)")
+    case "resync":
+      manager.resynchronize()
+      say("ok resync")
     case "quit":
       manager.stop()
       loop.stop()
