@@ -69,9 +69,9 @@ else
     exec "$ORIENTCAM" session --source pattern --orientation-from "$watch" $display --json \
       --preview-size 640x360 -o "$out/session-{orientation}-{n}.jpg"
   }
-  # Bash unsets these when the coprocess ends: keep copies.
-  session_in=${SESSION[1]}
-  session_out=${SESSION[0]}
+  # Bash closes the coprocess's descriptors when it ends: read and write through duplicates,
+  # so the last events can still be drained after it quit.
+  exec {session_in}>&"${SESSION[1]}" {session_out}<&"${SESSION[0]}"
   session_pid=$SESSION_PID
   declare -A done=()
   end=$((SECONDS + timeout))
