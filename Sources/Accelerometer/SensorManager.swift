@@ -499,10 +499,10 @@ public final class SensorManager {
       "\(reason); cannot sample \(d.sysname) for now: trying again in "
         + "\(AvailableValues.format(retryDelay)) s, then less often (logged once)")
     guard isStarted else { return }
-    if retryTimer == nil {
-      retryTimer = try? loop.makeTimer { [weak self] in self?.retryUnusable() }
-    }
     do {
+      if retryTimer == nil {
+        retryTimer = try loop.makeTimer { [weak self] in self?.retryUnusable() }
+      }
       try retryTimer?.schedule(afterNanoseconds: Int64(retryDelay * 1e9))
     } catch {
       logger.error("cannot schedule a retry of \(d.sysname): \(error)")
