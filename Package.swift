@@ -27,14 +27,14 @@ let package = Package(
     .target(name: "CLinuxShims"),
 
     // Pure Swift core: no C, no I/O.
-    .target(name: "Orientation"),
+    .target(name: "OrientCore"),
     // Pure Swift image buffers, pixel formats, rotations and the orientation test pattern.
     .target(name: "Imaging"),
     // The quality benchmark's simulator, baselines and metrics (pure, deterministic).
-    .target(name: "OrientSim", dependencies: ["Orientation"]),
+    .target(name: "OrientSim", dependencies: ["OrientCore"]),
 
     // Small shared infrastructure.
-    .target(name: "Logging"),
+    .target(name: "OrientLog"),
     .target(name: "SystemKit", dependencies: ["CLinuxShims"]),
     .target(name: "JSON"),
 
@@ -44,60 +44,65 @@ let package = Package(
     .target(
       name: "Capture",
       dependencies: [
-        "Imaging", "JPEGKit", "V4L2Kit", "Orientation", "SystemKit", "Logging", "JSON",
+        "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "SystemKit", "OrientLog", "JSON",
       ]),
 
     // Overlay controls: file format, layout per orientation, rendering (pure).
-    .target(name: "Overlay", dependencies: ["JSON", "Orientation", "Imaging"]),
+    .target(name: "Overlay", dependencies: ["JSON", "OrientCore", "Imaging"]),
     // Session wrappers: libevdev key devices (grab, uinput re-emission) and the SDL2 preview.
-    .target(name: "EvdevKit", dependencies: ["CEvdev", "CLinuxShims", "SystemKit", "Logging"]),
+    .target(name: "EvdevKit", dependencies: ["CEvdev", "CLinuxShims", "SystemKit", "OrientLog"]),
     .target(name: "PreviewKit", dependencies: ["CSDL2", "Imaging", "Overlay"]),
     // The persistent camera session: one event loop for frames, triggers, orientation, preview.
     .target(
       name: "Session",
       dependencies: [
-        "Capture", "Overlay", "EvdevKit", "PreviewKit", "Imaging", "JPEGKit", "Orientation",
-        "SystemKit", "Logging", "JSON", "V4L2Kit",
+        "Capture", "Overlay", "EvdevKit", "PreviewKit", "Imaging", "JPEGKit", "OrientCore",
+        "SystemKit", "OrientLog", "JSON", "V4L2Kit",
       ]),
 
     // Wrappers over C libraries.
-    .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit", "Logging"]),
+    .target(name: "DBusKit", dependencies: ["CDBus", "SystemKit", "OrientLog"]),
     // Wrappers: libudev discovery and hotplug; IIO accelerometers from udev device to samples.
     .target(name: "DeviceDiscovery", dependencies: ["CUdev", "SystemKit"]),
     .target(
       name: "Accelerometer",
-      dependencies: ["DeviceDiscovery", "SystemKit", "Logging", "Orientation", "JSON"]),
+      dependencies: ["DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "JSON"]),
 
     // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
     .target(
-      name: "OrientClient", dependencies: ["DBusKit", "SystemKit", "Logging", "Orientation"]),
+      name: "OrientClient", dependencies: ["DBusKit", "SystemKit", "OrientLog", "OrientCore"]),
 
     // Composition: one event loop, the sensor, the detector, both D-Bus APIs and the claims.
     .target(
       name: "OrientDaemon",
       dependencies: [
-        "Accelerometer", "DBusKit", "DeviceDiscovery", "Orientation", "SystemKit", "Logging",
+        "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog",
       ]),
 
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
-        "Orientation", "Logging", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
+        "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
         "DBusKit", "OrientClient", "OrientDaemon",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
-      name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"]),
+      name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"],
+      path: "Benchmarks/iio-read-bench"),
     .executableTarget(
       name: "orientcam",
       dependencies: [
-        "Capture", "Session", "Overlay", "Imaging", "Logging", "OrientClient", "Orientation",
+        "Capture", "Session", "Overlay", "Imaging", "OrientLog", "OrientClient", "OrientCore",
         "DBusKit", "SystemKit",
       ]),
-    .executableTarget(name: "orient-bench", dependencies: ["Orientation", "OrientSim", "JSON"]),
-    // Many clients claiming, releasing and vanishing at once (scripts/bench-claims.sh).
-    .executableTarget(name: "claims-bench", dependencies: ["DBusKit", "SystemKit", "JSON"]),
+    .executableTarget(
+      name: "orient-bench", dependencies: ["OrientCore", "OrientSim", "JSON"],
+      path: "Benchmarks/orient-bench"),
+    // Many clients claiming, releasing and vanishing at once (scripts/bench/claims.sh).
+    .executableTarget(
+      name: "claims-bench", dependencies: ["DBusKit", "SystemKit", "JSON"],
+      path: "Benchmarks/claims-bench"),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
@@ -106,42 +111,42 @@ let package = Package(
     .executableTarget(
       name: "accel-probe",
       dependencies: [
-        "Accelerometer", "DeviceDiscovery", "Orientation", "SystemKit", "Logging", "JSON",
+        "Accelerometer", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog", "JSON",
       ],
       path: "Tests/Helpers/accel-probe"),
-    .testTarget(name: "OrientationTests", dependencies: ["Orientation"]),
-    .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "Orientation"]),
+    .testTarget(name: "OrientCoreTests", dependencies: ["OrientCore"]),
+    .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "OrientCore"]),
     .testTarget(
-      name: "OrientdTests", dependencies: ["orientd", "Orientation", "JSON", "TestSupport"]),
-    .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "Logging", "TestSupport"]),
+      name: "OrientdTests", dependencies: ["orientd", "OrientCore", "JSON", "TestSupport"]),
+    .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(
-      name: "DBusKitTests", dependencies: ["DBusKit", "SystemKit", "Logging", "TestSupport"]),
+      name: "DBusKitTests", dependencies: ["DBusKit", "SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(
       name: "DeviceDiscoveryTests", dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport"]),
     .testTarget(
       name: "AccelerometerTests",
-      dependencies: ["Accelerometer", "Orientation", "SystemKit", "JSON", "TestSupport"]),
+      dependencies: ["Accelerometer", "OrientCore", "SystemKit", "JSON", "TestSupport"]),
     .testTarget(
       name: "OrientClientTests",
       dependencies: [
-        "OrientClient", "DBusKit", "SystemKit", "Logging", "Orientation", "TestSupport",
+        "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore", "TestSupport",
       ]),
     .testTarget(
       name: "OrientDaemonTests",
       dependencies: [
-        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "Logging", "Orientation", "JSON",
+        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore", "JSON",
         "TestSupport",
       ]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
     .testTarget(
-      name: "OverlayTests", dependencies: ["Overlay", "Imaging", "JSON", "Orientation"]),
+      name: "OverlayTests", dependencies: ["Overlay", "Imaging", "JSON", "OrientCore"]),
     .testTarget(
       name: "SessionTests",
       dependencies: [
-        "Session", "Overlay", "EvdevKit", "Capture", "Imaging", "JPEGKit", "JSON", "Orientation",
+        "Session", "Overlay", "EvdevKit", "Capture", "Imaging", "JPEGKit", "JSON", "OrientCore",
         "TestSupport",
       ],
       // umockdev fixtures (evdev volume keys), read from the source tree by the tests.
@@ -149,7 +154,8 @@ let package = Package(
     .testTarget(
       name: "CaptureTests",
       dependencies: [
-        "Capture", "Imaging", "JPEGKit", "V4L2Kit", "Orientation", "JSON", "Logging", "TestSupport",
+        "Capture", "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "JSON", "OrientLog",
+        "TestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -130,7 +130,7 @@ stage_camera() {
   mkfifo "$work/watch.fifo"
   "$orientd" --watch --json > "$work/watch.fifo" &
   watchers+=($!)
-  scripts/demo-session.sh "$out" --watch "$work/watch.fifo" --timeout 40 \
+  scripts/demo/session.sh "$out" --watch "$work/watch.fifo" --timeout 40 \
     > "$work/session.log" 2>&1 &
   session_runner=$!
 }

@@ -27,7 +27,7 @@ TEST_PKGS=(
   systemd              # systemd-analyze security
   libjpeg-turbo-progs  # jpegtran / djpeg for the benchmarks and decode checks
   exiftran fswebcam    # benchmark peers
-  time                 # /usr/bin/time -f %M: peak memory in scripts/bench-capture.sh
+  time                 # /usr/bin/time -f %M: peak memory in scripts/bench/capture.sh
   xvfb xdotool         # preview tests (private X server, clicks)
   x11-apps             # xwd: screenshots in the preview tests
   qemu-system-x86 busybox-static cpio kmod  # the real-kernel test VM

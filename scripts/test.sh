@@ -10,7 +10,7 @@ stage "Debian packages"
 scripts/deps.sh
 
 stage "lint: swift format lint --strict"
-swift format lint --strict -r Package.swift Sources Tests fuzz
+swift format lint --strict -r Package.swift Sources Benchmarks Tests fuzz
 
 stage "build (debug, with tests)"
 swift build --build-tests

@@ -1,5 +1,5 @@
 import Glibc
-import Logging
+import OrientLog
 import SystemKit
 
 /// Why a buffered sampler could not start; the manager then polls instead (mode `auto`).

@@ -1,5 +1,5 @@
 import Glibc
-import Orientation
+import OrientCore
 
 /// How orientd samples accelerometers: the `[sampling]` section of the configuration file.
 ///

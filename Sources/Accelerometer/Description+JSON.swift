@@ -1,5 +1,5 @@
 import JSON
-import Orientation
+import OrientCore
 
 extension AccelerometerDescription {
   /// Everything `orientd --list-sensors --json` shows about one sensor.

@@ -1,4 +1,4 @@
-import Logging
+import OrientLog
 import SystemKit
 
 /// Reads `in_accel_{x,y,z}_raw` on a timer: the three files stay open and are re-read with

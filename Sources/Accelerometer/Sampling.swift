@@ -1,5 +1,5 @@
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// How a sensor is being read.

@@ -1,4 +1,4 @@
-import Orientation
+import OrientCore
 
 /// Where an accelerometer sits in a convertible or laptop.
 public enum SensorLocation: String, Equatable, Sendable {

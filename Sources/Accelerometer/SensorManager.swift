@@ -1,6 +1,6 @@
 import DeviceDiscovery
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// The accelerometer in use, as consumers (D-Bus properties, `orientd record`) describe it.

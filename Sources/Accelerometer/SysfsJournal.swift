@@ -1,4 +1,4 @@
-import Logging
+import OrientLog
 import SystemKit
 
 /// Writes sysfs attributes and remembers what they held, so that `restore()` puts the device

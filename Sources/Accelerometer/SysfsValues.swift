@@ -1,5 +1,5 @@
 import Glibc
-import Orientation
+import OrientCore
 
 /// Why a raw sysfs reading was not used.
 public enum RawValueProblem: Error, Equatable, Hashable, Sendable, CustomStringConvertible {

@@ -1,8 +1,8 @@
 import Imaging
 import JPEGKit
 import JSON
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 import V4L2Kit
 

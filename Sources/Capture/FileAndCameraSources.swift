@@ -1,7 +1,7 @@
 import Glibc
 import Imaging
 import JPEGKit
-import Logging
+import OrientLog
 import SystemKit
 import V4L2Kit
 

@@ -1,6 +1,6 @@
 import Imaging
 import JPEGKit
-import Orientation
+import OrientCore
 import SystemKit
 
 /// A frame as a source delivered it, before any rotation.

@@ -1,5 +1,5 @@
 import Imaging
-import Orientation
+import OrientCore
 import V4L2Kit
 
 /// Walks command-line arguments: `--name value`, `--name=value`, `-o value`, flags and

@@ -1,7 +1,7 @@
 import Glibc
 import JSON
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// An orientation and where it came from (for messages and `--json`).

@@ -1,5 +1,5 @@
 import Glibc
-import Orientation
+import OrientCore
 import SystemKit
 
 /// An output file name template (`-o`): strftime(3) fields (`%Y%m%d-%H%M%S`), `{n}` (a counter)

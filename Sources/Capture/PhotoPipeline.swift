@@ -1,7 +1,7 @@
 import Glibc
 import Imaging
 import JSON
-import Orientation
+import OrientCore
 import SystemKit
 
 /// What one photo became: printed per photo (`--json`), kept by sessions.

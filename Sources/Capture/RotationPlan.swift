@@ -1,5 +1,5 @@
 import Imaging
-import Orientation
+import OrientCore
 
 /// How a photo is made upright (`--rotate`).
 public enum RotateMode: String, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
 import CDBus
 import Glibc
-import Logging
+import OrientLog
 import SystemKit
 
 /// A private connection to a message bus (the C `DBusConnection`), driven by an `EventLoop`.

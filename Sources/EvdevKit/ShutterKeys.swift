@@ -1,6 +1,6 @@
 import CEvdev
 import Glibc
-import Logging
+import OrientLog
 import SystemKit
 
 /// Splits a grabbed device's event stream into shutter-key presses and everything else, which

@@ -1,6 +1,6 @@
 import DBusKit
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// A client of orientd (or iio-sensor-proxy) on the event loop: claims the accelerometer,

@@ -1,5 +1,5 @@
 import DBusKit
-import Orientation
+import OrientCore
 
 /// A D-Bus service that reports the device orientation, and how to talk to it.
 ///

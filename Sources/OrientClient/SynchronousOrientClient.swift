@@ -1,6 +1,6 @@
 import DBusKit
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// `OrientClient` for programs without an event loop of their own (`orientd --get`,

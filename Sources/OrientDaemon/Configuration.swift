@@ -1,5 +1,5 @@
 import Accelerometer
-import Orientation
+import OrientCore
 import SystemKit
 
 /// Everything `/etc/orientd.conf` configures: the detector (`[detector]`), how sensors are

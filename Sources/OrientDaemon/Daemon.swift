@@ -1,8 +1,8 @@
 import Accelerometer
 import DBusKit
 import Glibc
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// How the daemon runs: which bus, whether it serves iio-sensor-proxy's API, where the

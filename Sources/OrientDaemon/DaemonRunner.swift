@@ -1,5 +1,5 @@
 import Glibc
-import Logging
+import OrientLog
 import SystemKit
 
 /// The daemon as a process: configuration, signals, the loop; what `orientd` (no command)

@@ -1,6 +1,6 @@
 import Accelerometer
 import DBusKit
-import Orientation
+import OrientCore
 
 /// What the daemon tells clients: the values behind the D-Bus properties of both APIs.
 public struct PublishedState: Equatable, Sendable {

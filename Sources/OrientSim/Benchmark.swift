@@ -1,4 +1,4 @@
-import Orientation
+import OrientCore
 
 /// Runs every scenario on every profile through the three detectors.
 public struct Benchmark: Sendable {

@@ -1,4 +1,4 @@
-import Orientation
+import OrientCore
 
 /// The quality numbers of one detector over a set of runs.
 ///

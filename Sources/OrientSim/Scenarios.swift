@@ -1,4 +1,4 @@
-import Orientation
+import OrientCore
 
 #if canImport(Glibc)
   import Glibc

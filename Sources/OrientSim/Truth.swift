@@ -1,4 +1,4 @@
-import Orientation
+import OrientCore
 
 /// A set of the four defined orientations.
 public struct OrientationSet: OptionSet, Sendable, Hashable {

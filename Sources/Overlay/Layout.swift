@@ -1,5 +1,5 @@
 import Imaging
-import Orientation
+import OrientCore
 
 /// An axis-aligned rectangle in pixels: [x, x + width) x [y, y + height).
 public struct Rect: Hashable, Sendable, CustomStringConvertible {

@@ -4,8 +4,8 @@ import Glibc
 import Imaging
 import JPEGKit
 import JSON
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import Overlay
 import PreviewKit
 import SystemKit

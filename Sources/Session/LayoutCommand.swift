@@ -3,7 +3,7 @@ import Glibc
 import Imaging
 import JPEGKit
 import JSON
-import Orientation
+import OrientCore
 import Overlay
 import SystemKit
 import V4L2Kit

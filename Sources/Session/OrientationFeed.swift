@@ -1,7 +1,7 @@
 import Capture
 import Glibc
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// Where a session's orientation comes from, followed on the session's event loop.

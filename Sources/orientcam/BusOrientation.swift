@@ -1,8 +1,8 @@
 import Capture
 import DBusKit
-import Logging
 import OrientClient
-import Orientation
+import OrientCore
+import OrientLog
 
 /// `--orientation auto`: asks orientd on the system bus (`org.orientd.Orientation1`, or
 /// `net.hadess.SensorProxy` when only iio-sensor-proxy runs).

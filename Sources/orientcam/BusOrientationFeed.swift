@@ -1,7 +1,7 @@
 import Capture
-import Logging
 import OrientClient
-import Orientation
+import OrientCore
+import OrientLog
 import Session
 import SystemKit
 

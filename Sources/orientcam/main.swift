@@ -1,6 +1,6 @@
 import Capture
 import Glibc
-import Logging
+import OrientLog
 import Session
 import V4L2Kit
 

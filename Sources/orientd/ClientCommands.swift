@@ -1,9 +1,9 @@
 import Accelerometer
 import DBusKit
 import Glibc
-import Logging
 import OrientClient
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// How `--watch` and `--get` print a state.

@@ -1,8 +1,8 @@
 import Accelerometer
 import Glibc
 import JSON
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// `orientd --list-sensors [--json] [--config FILE] [-v]`: every IIO accelerometer found, what

@@ -1,4 +1,4 @@
-import Orientation
+import OrientCore
 
 /// orientd's command line, parsed without side effects so tests can check it.
 ///

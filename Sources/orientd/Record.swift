@@ -1,7 +1,7 @@
 import Accelerometer
 import Glibc
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 /// `orientd record [--duration S] [--config FILE] [-v]`: samples the chosen display sensor and

@@ -1,6 +1,6 @@
 import Glibc
 import JSON
-import Orientation
+import OrientCore
 import SystemKit
 
 /// `orientd replay`: runs the detector over a recorded trace and prints the committed changes.

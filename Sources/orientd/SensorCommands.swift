@@ -1,8 +1,8 @@
 import Accelerometer
 import Glibc
-import Logging
+import OrientCore
 import OrientDaemon
-import Orientation
+import OrientLog
 import SystemKit
 
 /// Options shared by `orientd --list-sensors` and `orientd record` (parsed by `Options`).

@@ -1,7 +1,7 @@
 import Glibc
-import Logging
+import OrientCore
 import OrientDaemon
-import Orientation
+import OrientLog
 
 /// orientd's version, printed by `--version`.
 let orientdVersion = "0.1.0"

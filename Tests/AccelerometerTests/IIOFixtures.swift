@@ -1,4 +1,4 @@
-import Orientation
+import OrientCore
 import TestSupport
 
 /// Emulated IIO accelerometers for umockdev testbeds, shaped like real drivers' sysfs.

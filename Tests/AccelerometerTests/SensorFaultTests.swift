@@ -1,6 +1,6 @@
 import Accelerometer
 import Glibc
-import Orientation
+import OrientCore
 import TestSupport
 import Testing
 

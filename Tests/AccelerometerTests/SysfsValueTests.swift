@@ -1,5 +1,5 @@
 import Glibc
-import Orientation
+import OrientCore
 import Testing
 
 @testable import Accelerometer

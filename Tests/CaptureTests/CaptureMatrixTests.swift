@@ -2,8 +2,8 @@ import Capture
 import Glibc
 import Imaging
 import JPEGKit
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import TestSupport
 import Testing
 

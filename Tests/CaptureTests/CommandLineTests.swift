@@ -3,7 +3,7 @@ import Glibc
 import Imaging
 import JPEGKit
 import JSON
-import Orientation
+import OrientCore
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Capture
 import Imaging
-import Orientation
+import OrientCore
 import Testing
 import V4L2Kit
 

@@ -1,7 +1,7 @@
 import DBusKit
 import Glibc
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 import TestSupport
 

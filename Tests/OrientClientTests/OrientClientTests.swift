@@ -2,7 +2,7 @@ import DBusKit
 import Glibc
 import JSON
 import OrientClient
-import Orientation
+import OrientCore
 import SystemKit
 import TestSupport
 import Testing

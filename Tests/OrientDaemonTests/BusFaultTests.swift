@@ -122,7 +122,7 @@ struct BusFaultTests {
   }
 
   /// 200 clients claim and release at once, claim again and vanish (claims-bench, which
-  /// scripts/bench-claims.sh runs with 1000): every call answered, sampling stopped, the
+  /// scripts/bench/claims.sh runs with 1000): every call answered, sampling stopped, the
   /// daemon's descriptors back to what they were and no read while idle.
   @Test func twoHundredClientsClaimReleaseAndVanish() throws {
     let bus = try PrivateBus(limits: ["max_connections_per_user": 2048])

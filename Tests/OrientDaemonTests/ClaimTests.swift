@@ -1,7 +1,7 @@
 import DBusKit
 import Glibc
 import JSON
-import Orientation
+import OrientCore
 import SystemKit
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import Accelerometer
 import Glibc
+import OrientCore
 import OrientDaemon
-import Orientation
 import TestSupport
 import Testing
 

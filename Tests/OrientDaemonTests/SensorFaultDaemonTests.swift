@@ -1,5 +1,5 @@
 import Glibc
-import Orientation
+import OrientCore
 import TestSupport
 import Testing
 

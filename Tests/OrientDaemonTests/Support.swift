@@ -1,6 +1,6 @@
 import Glibc
 import JSON
-import Orientation
+import OrientCore
 import TestSupport
 
 /// Emulated accelerometers for the daemon's end-to-end tests (1 g = 1000 counts).

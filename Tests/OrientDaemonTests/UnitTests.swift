@@ -1,6 +1,6 @@
 import DBusKit
+import OrientCore
 import OrientDaemon
-import Orientation
 import Testing
 
 /// The daemon's pure parts: claim bookkeeping and which properties a change announces.

@@ -1,8 +1,8 @@
 import Glibc
 import Testing
 
+@testable import OrientCore
 @testable import OrientSim
-@testable import Orientation
 
 @Suite struct SimulatorTests {
   @Test func randomStreamsAreSeededAndIndependent() {

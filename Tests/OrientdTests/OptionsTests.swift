@@ -1,4 +1,4 @@
-import Orientation
+import OrientCore
 import Testing
 
 @testable import orientd

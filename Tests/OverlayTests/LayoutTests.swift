@@ -1,5 +1,5 @@
 import Imaging
-import Orientation
+import OrientCore
 import Overlay
 import Testing
 

@@ -1,7 +1,7 @@
 import Glibc
 import Imaging
 import JSON
-import Orientation
+import OrientCore
 import Overlay
 import Testing
 

@@ -1,6 +1,6 @@
 import Glibc
 import JSON
-import Orientation
+import OrientCore
 import TestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-// The configuration file, /etc/orientd.conf: `Orientation.ConfigFile(parsing:source:)`, then
+// The configuration file, /etc/orientd.conf: `OrientCore.ConfigFile(parsing:source:)`, then
 // the consumers of its sections, `DetectorParameters(config:)` ([detector]) and
 // `AccelerometerConfiguration` ([sampling], [device "NAME"]).
 //
@@ -9,7 +9,7 @@
 // line inside the file (or 0 for the whole file). What the consumers accept is inside the
 // documented ranges.
 import Accelerometer
-import Orientation
+import OrientCore
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -14,7 +14,7 @@ import Capture
 import Glibc
 import Imaging
 import JPEGKit
-import Orientation
+import OrientCore
 
 private let path: String = {
   var template = Array("/tmp/orientcam-fuzz-XXXXXX".utf8CString)

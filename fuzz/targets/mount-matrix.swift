@@ -1,10 +1,10 @@
 // Mount matrices as the kernel (in_accel_mount_matrix), systemd's hwdb (ACCEL_MOUNT_MATRIX) and
-// orientd.conf (mount-matrix =) write them: `Orientation.MountMatrix(parsing:)`.
+// orientd.conf (mount-matrix =) write them: `OrientCore.MountMatrix(parsing:)`.
 //
 // Invariants: an accepted matrix has nine finite entries and no all-zero row; its canonical
 // text re-parses to the same matrix and is a fixed point of format-then-parse; building it from
 // its entries gives the same value; a rejected text is rejected with a message that quotes it.
-import Orientation
+import OrientCore
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -12,7 +12,7 @@
 // asks for (turned for the device frame), reports only its own controls in conflicts, and is
 // the same when done twice; `check` agrees with the layouts; the rendered overlay has the
 // preview's size.
-import Orientation
+import OrientCore
 import Overlay
 
 /// libFuzzer's entry point: checks one input against the invariants above.

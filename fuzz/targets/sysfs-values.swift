@@ -1,6 +1,6 @@
 // The scalars the kernel writes in IIO sysfs attributes: raw values (`in_accel_x_raw`,
 // `Accelerometer.SysfsValue.parseRaw`), decimals (`in_accel_scale`, `sampling_frequency`,
-// `Orientation.DecimalText`), integers and flags, `*_available` lists and ranges
+// `OrientCore.DecimalText`), integers and flags, `*_available` lists and ranges
 // (`AvailableValues`), the timestamp clock, and the fixed-point text written back.
 //
 // Invariants: the raw parser agrees with `DecimalText.parseInteger` wherever the latter
@@ -9,7 +9,7 @@
 // parsed list keeps every item's text and re-parses from its own text; the value chosen from a
 // list or range is one the device accepts; fixed-point text is within half a unit of the value.
 import Accelerometer
-import Orientation
+import OrientCore
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,12 +1,12 @@
 // Replay traces as `orientd replay` reads them: the input is split into lines at LF (as
-// SystemKit.LineReader does), each line goes to `Orientation.TraceParser.parse(line:)`, and
+// SystemKit.LineReader does), each line goes to `OrientCore.TraceParser.parse(line:)`, and
 // every sample goes on to the `OrientationDetector`, as in replay.
 //
 // Invariants: the parser counts every line it is handed, and an error names that line and the
 // source; samples are finite and their times never decrease; a sample written back as
 // `t,x,y,z` with `shortDecimal` parses to the same sample; the detector never reports a change
 // to `undefined` and its filtered gravity stays finite.
-import Orientation
+import OrientCore
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

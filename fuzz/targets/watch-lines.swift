@@ -8,7 +8,7 @@
 // counted, the latest orientation is a defined one on a line that was read, and each warning
 // names the input and a line that was read.
 import Capture
-import Orientation
+import OrientCore
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

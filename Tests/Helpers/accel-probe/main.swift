@@ -17,8 +17,8 @@ import Accelerometer
 import DeviceDiscovery
 import Glibc
 import JSON
-import Logging
-import Orientation
+import OrientCore
+import OrientLog
 import SystemKit
 
 func say(_ text: String) {

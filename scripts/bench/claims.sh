@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): many clients claim and release orientd's sensor at once, then vanish
-# without releasing (Sources/claims-bench). A private system bus with the project's policy and
+# without releasing (Benchmarks/claims-bench). A private system bus with the project's policy and
 # room for the clients, orientd on an emulated (umockdev) polled accelerometer. Prints clients,
 # claims/s, the daemon's VmRSS before/peak/after, its descriptors before/after, and its read
 # system calls during one idle second afterwards (0: sampling stopped).
 #
-#   sudo scripts/bench-claims.sh [--clients 1000] [--json]
+#   sudo scripts/bench/claims.sh [--clients 1000] [--json]
 #
 # RUNS=3 runs the clients three times against the same daemon (memory kept after the first
 # run is reused, not grown, if the later runs end where the first did).
@@ -13,7 +13,7 @@
 # SKIP_BUILD=1 uses what is built. BusFaultTests runs claims-bench with 200 clients and asserts
 # on its correctness figures (every call answered, sampling stopped, descriptors back).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # shellcheck source=scripts/private-bus.sh
 . scripts/private-bus.sh
 if [ "$(id -u)" -ne 0 ]; then

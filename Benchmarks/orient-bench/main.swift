@@ -1,7 +1,7 @@
 import Glibc
 import JSON
+import OrientCore
 import OrientSim
-import Orientation
 
 // orient-bench: the quality benchmark of the orientation engine (issue 2, section 4).
 // It synthesises sensor traces from scripted motion, runs orientd's detector and two baselines

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): orientd against Debian's iio-sensor-proxy, one after the other, on
 # the same emulated (umockdev) accelerometer and the same private bus, measured by the same
-# client through net.hadess.SensorProxy (scripts/bench-daemon.py). Prints, side by side:
+# client through net.hadess.SensorProxy (scripts/bench/daemon.py). Prints, side by side:
 # latency from a sysfs change to the client seeing the new orientation (median, p95), CPU time
 # per claimed minute, wakeups per idle (unclaimed) minute, resident memory, and the time from
 # start to the bus name being owned; then whether orientd meets its targets (exit 1 if not).
 #
-#   sudo scripts/bench-daemon.sh [--changes 40] [--idle 20] [--starts 5] [--seed 1]
+#   sudo scripts/bench/daemon.sh [--changes 40] [--idle 20] [--starts 5] [--seed 1]
 #
 # SKIP_BUILD=1 uses the release build already there. Takes about 2.5 minutes.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # shellcheck source=scripts/private-bus.sh
 . scripts/private-bus.sh
 if [ "$(id -u)" -ne 0 ]; then
@@ -42,5 +42,5 @@ export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
 echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
   "orientd $("$bin/orientd" --version | cut -d' ' -f2) (release, static Swift runtime)," \
   "iio-sensor-proxy $(dpkg-query -W -f='${Version}' iio-sensor-proxy 2>/dev/null || echo '?')"
-umockdev-wrapper /usr/bin/python3 scripts/bench-daemon.py --orientd "$bin/orientd" \
+umockdev-wrapper /usr/bin/python3 scripts/bench/daemon.py --orientd "$bin/orientd" \
   --work "$work" "$@"

@@ -16,9 +16,9 @@
 # folder in /dev/shm, where fsync is nearly free; orientcam fsyncs every photo and its folder,
 # fswebcam does not sync). Target: session photos at least 5 times faster than one-shot
 # captures (compared client-observed, the stricter number).
-# Usage: scripts/bench-session.sh [RUNS]
+# Usage: scripts/bench/session.sh [RUNS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 runs=${1:-60}
 
 for tool in fswebcam python3; do

@@ -2,7 +2,7 @@
 # The session part of the demo: one `orientcam session` of the test pattern that takes a photo
 # in each orientation it is told about, and the overlay rendered for each orientation.
 #
-# Usage: scripts/demo-session.sh OUTDIR [--orientations O,O,...] [--watch PATH]
+# Usage: scripts/demo/session.sh OUTDIR [--orientations O,O,...] [--watch PATH]
 #                                       [--timeout SECONDS] [--preview]
 #   --orientations  forced orientations, in order (default normal,left-up,bottom-up,right-up)
 #   --watch PATH    follow `orientd --watch --json` lines from PATH instead: a FIFO (or
@@ -16,9 +16,9 @@
 # (the overlay over the test frame as the display shows it), OUTDIR/session.jsonl (the
 # session's events), and prints a summary.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
-out=${1:?usage: scripts/demo-session.sh OUTDIR [--orientations LIST] [--watch PATH]}
+out=${1:?usage: scripts/demo/session.sh OUTDIR [--orientations LIST] [--watch PATH]}
 shift
 orientations=normal,left-up,bottom-up,right-up
 watch=""
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --watch) watch=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --preview) display=""; shift ;;
-    *) echo "demo-session: unknown option $1" >&2; exit 64 ;;
+    *) echo "demo/session: unknown option $1" >&2; exit 64 ;;
   esac
 done
 
@@ -106,4 +106,4 @@ grep '"event":"photo"' "$events" | while IFS= read -r line; do
     "overlay-$o.png"
 done
 count=$(grep -c '"event":"photo"' "$events" || true)
-[ "$count" -gt 0 ] || { echo "demo-session: no photos taken" >&2; exit 1; }
+[ "$count" -gt 0 ] || { echo "demo/session: no photos taken" >&2; exit 1; }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Orientation
+@testable import OrientCore
 
 @Suite struct MountMatrixTests {
   @Test(arguments: [

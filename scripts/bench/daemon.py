@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Measures orientd and Debian's iio-sensor-proxy on the same emulated accelerometer.
 
-Run by scripts/bench-daemon.sh (which starts a private dbus-daemon with both bus policies and
+Run by scripts/bench/daemon.sh (which starts a private dbus-daemon with both bus policies and
 builds orientd) under umockdev-wrapper, so that this process owns one umockdev testbed and the
 daemons it starts see the emulated device. Each daemon runs in turn, and the same client code
 (this script, through net.hadess.SensorProxy, which both serve) measures:

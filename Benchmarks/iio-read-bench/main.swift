@@ -8,7 +8,7 @@
 // usage: iio-read-bench [--device iio:device0] [--readings N] [--only libiio|reopen|pread]
 //
 // Run it under umockdev-run with an emulated device, or on a machine with a real one;
-// scripts/iio-read-bench.sh does both and adds syscalls per reading (strace).
+// scripts/bench/iio-read.sh does both and adds syscalls per reading (strace).
 import Accelerometer
 import CIIO
 import Glibc

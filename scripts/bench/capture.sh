@@ -10,13 +10,13 @@
 # each), mean CPU time (user + system, 10 ms resolution per run, so less disturbed by other
 # load on a shared machine) and the peak resident memory (`/usr/bin/time -f %M`). orientcam is built in release mode
 # with the Swift runtime linked statically (as a device install would be).
-# Usage: scripts/bench-capture.sh [RUNS]   (default 11)
+# Usage: scripts/bench/capture.sh [RUNS]   (default 11)
 # Files go to BENCH_DIR (default: a folder in /dev/shm), where fsync is nearly free: orientcam
 # fsyncs each photo and its folder before naming it (atomic, durable output) while jpegtran,
 # exiftran and fswebcam do not sync at all. One extra row shows orientcam writing to a disk
 # folder (DISK_DIR, default /var/tmp) to show what durability costs there.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 runs=${1:-11}
 
 for tool in jpegtran exiftran fswebcam cjpeg djpeg python3 /usr/bin/time; do

@@ -12,7 +12,7 @@
 //      count its read(2)-family system calls (/proc/PID/io syscr) over one idle second.
 // The daemon is found with GetConnectionUnixProcessID, so the bench must run as root or as the
 // daemon's user to read its /proc files. Numbers, not assertions: the exit status is 1 only if
-// something went wrong (an unanswered or failed call, a bus error). scripts/bench-claims.sh
+// something went wrong (an unanswered or failed call, a bus error). scripts/bench/claims.sh
 // sets up the bus and an emulated sensor; BusFaultTests runs it with 200 clients.
 import DBusKit
 import Glibc

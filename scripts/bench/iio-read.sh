@@ -4,14 +4,14 @@
 # Prints readings/s and CPU us per reading from iio-read-bench, then system calls per reading
 # counted with strace (difference between two run lengths, so start-up cancels out).
 #
-#   scripts/iio-read-bench.sh            # READINGS=20000 by default
+#   scripts/bench/iio-read.sh            # READINGS=20000 by default
 #
 # Runs twice: inside a umockdev testbed (emulated sysfs reached through the umockdev preload),
 # and, when `unshare -m` is allowed (root), on plain files mounted at /sys/bus/iio in a private
 # mount namespace, without the preload, which is closer to the cost of real sysfs minus the
 # driver. On a machine with a real accelerometer, run .build/release/iio-read-bench directly.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 READINGS=${READINGS:-20000}
 swift build -c release --product iio-read-bench >/dev/null
 BENCH=$PWD/.build/release/iio-read-bench

@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import Orientation
+@testable import OrientCore
 
 /// The reading of an ideal sensor with the display turned `angle` degrees clockwise and leaning
 /// back `tilt` degrees (Linux IIO convention: upright reads (0, -g, 0)).

@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import Orientation
+@testable import OrientCore
 
 /// Every ACCEL_MOUNT_MATRIX in systemd's hwdb (Debian's udev package) must parse, or be
 /// rejected for a stated reason.
