@@ -34,6 +34,7 @@ TEST_PKGS=(
   v4l-utils libiio-utils
   procps psmisc
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
+  tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
 )
 
 missing=()

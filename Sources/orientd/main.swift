@@ -2,6 +2,7 @@ import Glibc
 import OrientCore
 import OrientDaemon
 import OrientLog
+import SystemKit
 
 /// orientd's version, printed by `--version`.
 let orientdVersion = "0.1.0"
@@ -36,6 +37,8 @@ case .listSensors(let list):
   exit(ListSensorsCommand.main(list))
 case .record(let record):
   exit(RecordCommand.main(record))
+case .calibrate(let calibrate):
+  exit(CalibrateCommand.main(calibrate))
 case .replay(let replay):
   exit(Replay.run(replay).rawValue)
 }
