@@ -77,7 +77,8 @@ final class CalibrateCommand {
   /// Runs the command and returns its exit status.
   static func main(_ options: CalibrateOptions) -> ExitStatus {
     var logger = SensorCommandSupport.logger(verbose: options.verbose)
-    if !options.verbose { logger.level = .warning }
+    // Sensor warnings would break the live readout; -v shows everything.
+    if !options.verbose { logger.level = .error }
     let configuration: DaemonConfiguration
     do {
       // --write config may create the file.
@@ -483,14 +484,14 @@ final class CalibrateCommand {
       do {
         try CalibrationInstall.updateHwdb()
       } catch {
-        // Put the old file back so that the hwdb and the files agree again.
+        // Put the old file back: the failed update left the compiled database as it was, so the
+        // sources and the database agree again.
         do {
           if let previous {
             try CalibrationInstall.writeAtomically(options.hwdbFile, previous)
           } else {
             try CalibrationInstall.remove(options.hwdbFile)
           }
-          _ = try? CalibrationInstall.updateHwdb()
         } catch {
           throw InstallError(error.status, "\(error.message) (while undoing a failed write)")
         }

@@ -183,8 +183,17 @@ enum CalibrationInstall {
     }
   }
 
-  /// `udevadm trigger --action=change` on one device (a syspath), or on every IIO device.
+  /// `udevadm control --reload`, then `udevadm trigger --action=change` on one device (a
+  /// syspath), or on every IIO device, then `udevadm settle`.
+  ///
+  /// - Returns: what failed, or `nil`.
   static func trigger(_ syspath: String?) -> String? {
+    // udevd looks for a changed hwdb.bin at most every 3 s, when events come: make it re-read
+    // the database now, so the triggered event already sees the new entry.
+    let reload = run(["udevadm", "control", "--reload"])
+    if reload.status != 0 {
+      return "udevadm control --reload failed (exit \(reload.status)): \(reload.output)"
+    }
     let target = syspath.map { [$0] } ?? ["--subsystem-match=iio"]
     let result = run(["udevadm", "trigger", "--action=change"] + target)
     if result.status != 0 {

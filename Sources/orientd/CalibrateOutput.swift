@@ -190,8 +190,9 @@ struct CalibrateOutput {
     for row in rows {
       lines.append(
         "  \(row.name.padding(to: 10)) raw \(CalibrateOutput.text(row.raw).padding(to: 22)) -> "
-          + "\(CalibrateOutput.text(row.reads).padding(to: 22)): \(row.reported)"
-          + (row.before != row.reported ? "   (today: \(row.before))" : ""))
+          + "\(CalibrateOutput.text(row.reads).padding(to: 22)): "
+          + (row.before != row.reported
+            ? "\(row.reported.padding(to: 10)) (today: \(row.before))" : row.reported))
     }
     lines.append("")
     lines.append("udev property:")
