@@ -158,6 +158,49 @@ public enum SensorHwdbMatch {
     return text.isEmpty ? nil : text
   }
 
+  /// A sysfs value as udev substitutes it for `$attr{...}` in a rule (so as it appears in the
+  /// lookup key 60-sensor.rules builds): trailing whitespace removed, and every character other
+  /// than ASCII letters, digits, `#+-.:=@_/ $%?,`, `\x` escapes and multi-byte UTF-8 replaced by
+  /// `_` (systemd's udev_replace_chars with UDEV_ALLOWED_CHARS_INPUT); other whitespace becomes
+  /// a space. QEMU's DMI product `StandardPC(i440FX+PIIX,1996)` is looked up as
+  /// `StandardPC_i440FX+PIIX,1996_`.
+  public static func udevSubstituted(_ value: String) -> String {
+    var bytes = Array(value.utf8)
+    while let last = bytes.last, last == 0x20 || (0x09...0x0D).contains(last) { bytes.removeLast() }
+    let allowed = Set("#+-.:=@_/ $%?,".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var i = 0
+    while i < bytes.count {
+      let b = bytes[i]
+      let isAlphanumeric =
+        (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+      if isAlphanumeric || allowed.contains(b) {
+        out.append(b)
+        i += 1
+      } else if b == 0x5C, i + 1 < bytes.count, bytes[i + 1] == 0x78 {
+        out += [b, bytes[i + 1]]
+        i += 2
+      } else if b >= 0xC2, let length = utf8Length(bytes, at: i) {
+        out += bytes[i..<(i + length)]
+        i += length
+      } else {
+        out.append((0x09...0x0D).contains(b) ? 0x20 : 0x5F)
+        i += 1
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The length of a valid multi-byte UTF-8 sequence starting at `index`, or `nil`.
+  private static func utf8Length(_ bytes: [UInt8], at index: Int) -> Int? {
+    let lead = bytes[index]
+    let length = lead >= 0xF0 ? 4 : (lead >= 0xE0 ? 3 : 2)
+    guard lead <= 0xF4, index + length <= bytes.count else { return nil }
+    for k in 1..<length where bytes[index + k] & 0xC0 != 0x80 { return nil }
+    return length
+  }
+
   /// Glob characters in a value stand for themselves only through `?`.
   private static func escaped(_ text: some StringProtocol) -> String {
     String(text.map { "*?[]\\".contains($0) ? "?" : $0 })

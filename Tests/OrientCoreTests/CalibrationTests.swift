@@ -176,6 +176,20 @@ func rawReading(_ matrix: MountMatrix, _ pose: CalibrationPose, noise: Vector3 =
     #expect(fnmatch(made, key, 0) == 0)
   }
 
+  @Test(arguments: [
+    (
+      "dmi:bvnSeaBIOS:svnQEMU:pnStandardPC(i440FX+PIIX,1996):pvrpc-i440fx-7.2:",
+      "dmi:bvnSeaBIOS:svnQEMU:pnStandardPC_i440FX+PIIX,1996_:pvrpc-i440fx-7.2:"
+    ),
+    ("acpi:MXC6655:MXC6655:\n", "acpi:MXC6655:MXC6655:"),
+    ("svnA*B[c]", "svnA_B_c_"),
+    ("tab\there", "tab here"),
+    ("caf\u{E9}/x\\x41", "caf\u{E9}/x\\x41"),
+  ])
+  func keyValuesAreSubstitutedAsUdevDoes(raw: String, substituted: String) {
+    #expect(SensorHwdbMatch.udevSubstituted(raw) == substituted)
+  }
+
   @Test func patternDoesNotMatchAnotherMachineOrSensor() throws {
     let key = "sensor:modalias:acpi:MXC6655:MXC6655::dmi:bvnA:svnAcme:pnTab:pvr1:"
     let pattern = SensorHwdbMatch.pattern(for: try #require(SensorHwdbMatch.split(key: key)))
