@@ -355,6 +355,14 @@ final class CalibrateCommand {
       _ = detector.process(Sample(time: time, acceleration: mean))
       time += 0.02
     }
+    if detector.tilt.isFlat {
+      // Still lying as in the last pose: the person has not picked the device up yet.
+      if byEnter {
+        output.rejected(
+          pose: "check", reason: "the device is lying flat (\(detector.tilt)); hold it upright")
+      }
+      return
+    }
     let orientation = detector.orientation
     output.confirmed(orientation: orientation.rawValue, tilt: detector.tilt.rawValue, reading: mean)
     if orientation == .normal {

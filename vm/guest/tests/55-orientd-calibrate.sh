@@ -121,16 +121,8 @@ json_fields "$CAL_LOG" --match event=sensor hwdb_key
 field hwdb_key
 log "systemd-hwdb query $FIELD: $(systemd-hwdb query "$FIELD" 2>&1 | tr '\n' ' ')"
 if ! matrix_now "$CAL_MATRIX"; then
-  log "DIAG udevadm test: $(udevadm test "$IIO_DEV" 2>&1 | grep -i 'ACCEL_MOUNT\|hwdb' | tr '\n' '|')"
-  log "DIAG hwdb.bin: $(ls -la --time-style=full-iso /etc/udev/hwdb.bin $VM/etc-udev/hwdb.bin 2>&1 | tr '\n' '|')"
-  log "DIAG udevd maps: $(grep hwdb "/proc/$(pgrep -o systemd-udevd)/maps" 2>&1 | tr '\n' '|')"
-  log "DIAG mounts: $(grep -i udev /proc/self/mountinfo | tr '\n' '|')"
-  udevadm control --log-priority=debug
-  udevadm control --reload
-  nap 4
-  udevadm trigger --action=change "$IIO_DEV"
-  udevadm settle
-  log "DIAG after reload+4s+trigger: $(udevadm info -q property -p "$IIO_DEV" | grep ACCEL_MOUNT)"
+  # What udev's own lookup says (the key as the rules substitute it), for the log.
+  log "udevadm test: $(udevadm test "$IIO_DEV" 2>&1 | grep -i 'ACCEL_MOUNT\|hwdb' | tr '\n' '|')"
 fi
 check "udevadm info shows ACCEL_MOUNT_MATRIX=$CAL_MATRIX" matrix_now "$CAL_MATRIX"
 check "the running daemon follows it: upright is normal" \
