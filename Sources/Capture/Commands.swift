@@ -82,7 +82,8 @@ public enum CaptureCommand {
       let source = try PatternSource(
         name: options.source.description, width: size.width, height: size.height,
         format: options.formatGiven ? options.formats[0] : .yuyv,
-        heldOrientation: held ?? orientation, sensorRotation: options.sensorRotation ?? 0,
+        heldOrientation: held ?? orientation, followsDevice: held == nil,
+        sensorRotation: options.sensorRotation ?? 0,
         facesUser: options.mirror)
       for _ in 0..<(options.skip ?? 0) { _ = try source.nextFrame() }
       return source
@@ -122,12 +123,10 @@ public enum CaptureCommand {
         .usage, "--count \(count) but \(source.name) has only \(remaining) file(s) left")
     }
     var sensorRotation = options.sensorRotation ?? 0
-    if options.sensorRotation == nil, let camera = source as? CameraSource,
-      let reported = camera.reportedSensorRotation
-    {
+    if options.sensorRotation == nil, let reported = source.reportedSensorRotation {
       sensorRotation = reported
       logger.debug(
-        "\(camera.name): the driver reports a mounting correction of \(reported) degrees")
+        "\(source.name): the driver reports a mounting correction of \(reported) degrees")
     }
     let processor = try PhotoProcessor(
       quality: options.quality, lossless: options.lossless, software: environment.software)
@@ -143,9 +142,7 @@ public enum CaptureCommand {
         reading = try resolver.resolve()
         if index == count - 1 { resolver.provider.release() }
       }
-      if let pattern = source as? PatternSource, case .pattern(nil) = options.source {
-        pattern.heldOrientation = reading.orientation
-      }
+      source.deviceHeld(reading.orientation)
       let frame = try source.nextFrame()
       if index == count - 1 { source.close() }  // release the camera before the slow part
       let report = try pipeline.takePhoto(

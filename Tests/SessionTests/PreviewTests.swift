@@ -163,4 +163,31 @@ import Testing
     session.stdin.send("q\n")
     #expect(try session.exitStatus() == 0)
   }
+
+  /// Keys in the window: Enter and Space take a photo, q and Escape end the session; any other
+  /// key does nothing. The keys go in one xdotool call, in order, so the photo's arrival proves
+  /// the session outlived the keys before it.
+  @Test func otherWindowKeysDoNotEndTheSession() throws {
+    let display = try XvfbDisplay()
+    let dir = try TemporaryDirectory("preview")
+    let watch = try Fifo(dir.file("watch"))
+    watch.send("{\"orientation\":\"normal\"}\n")
+    let session = try startSession(on: display, in: dir, watch: watch)
+    let window = try display.windowPosition(title: "orientcam")
+    // A new pointer position each time: `mousemove --sync` waits for the pointer to move.
+    let (x, y) = (window.x + 5, window.y + 5)
+    try display.key(["a", "Tab", "x", "F1", "BackSpace", "Return"], x: x, y: y)
+    let photo = try session.waitFor("photo")
+    #expect(photo["trigger"]?.stringValue == "window:key")
+    #expect(session.events("end").isEmpty)
+    try display.key(["z", "space"], x: x + 1, y: y)
+    let second = try session.waitFor("photo", count: 2)
+    #expect(second["trigger"]?.stringValue == "window:key")
+    #expect(session.events("end").isEmpty)
+    try display.key(["Escape"], x: x + 2, y: y)
+    let end = try session.waitFor("end")
+    #expect(end["reason"]?.stringValue == "q")
+    #expect(end["photos"]?.numberValue == 2)
+    #expect(try session.exitStatus() == 0)
+  }
 }

@@ -80,6 +80,14 @@ final class XvfbDisplay {
     guard result.status == 0 else { throw TestFailure("xdotool: \(result.stderr)") }
   }
 
+  /// Presses and releases keys (X keysym names: `a`, `Tab`, `Return`, `Escape`) with the
+  /// pointer at a screen position: without a window manager the keyboard focus follows the
+  /// pointer, so they go to the window there.
+  func key(_ names: [String], x: Int, y: Int) throws {
+    let result = try run(["xdotool", "mousemove", "--sync", "\(x)", "\(y)", "key"] + names)
+    guard result.status == 0 else { throw TestFailure("xdotool: \(result.stderr)") }
+  }
+
   /// Takes a screenshot of the whole screen with xwd.
   func screenshot() throws -> Screenshot {
     let path = directory.file("screen-\(UInt32.random(in: 0...UInt32.max)).xwd")
