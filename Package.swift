@@ -155,7 +155,7 @@ let package = Package(
       name: "CaptureTests",
       dependencies: [
         "Capture", "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "JSON", "OrientLog",
-        "TestSupport",
+        "TestSupport", "SystemKit",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -12,18 +12,18 @@ public struct CaptureEnvironment {
   public var logger: Logger
   /// EXIF Software, e.g. `orientcam 0.1.0`.
   public var software: String
-  /// Makes the provider for `--orientation auto`. The default reports that orientd cannot be
-  /// reached; the D-Bus client (org.orientd.Orientation1, then net.hadess.SensorProxy,
-  /// claiming only for the capture) plugs in here.
-  public var autoOrientation: (Logger) throws(CaptureError) -> any OrientationProvider
+  /// Makes the orientation source for `--orientation auto` (see `OrientationSource`). The
+  /// default reports that orientd cannot be reached; the D-Bus client (org.orientd.Orientation1,
+  /// then net.hadess.SensorProxy, claiming only for the capture) plugs in here.
+  public var autoOrientation: (Logger) throws(CaptureError) -> any OrientationSource
   /// Called for each photo as soon as it is written.
   public var photoTaken: (PhotoReport) -> Void
 
   /// Creates an environment.
   public init(
     logger: Logger, software: String,
-    autoOrientation: @escaping (Logger) throws(CaptureError) -> any OrientationProvider = { _ in
-      UnreachableOrientationProvider()
+    autoOrientation: @escaping (Logger) throws(CaptureError) -> any OrientationSource = { _ in
+      UnreachableOrientationSource()
     },
     photoTaken: @escaping (PhotoReport) -> Void = { _ in }
   ) {
@@ -39,19 +39,20 @@ public enum CaptureCommand {
   /// The test pattern's sensor size when `--resolution` is not given.
   public static let defaultPatternSize = FrameSize(width: 1280, height: 720)
 
-  /// Makes the orientation provider for the options.
-  public static func orientationProvider(
+  /// Makes the orientation source for the options, with their fallback.
+  public static func orientationResolver(
     _ options: CaptureOptions, environment: CaptureEnvironment
   ) throws(CaptureError) -> OrientationResolver {
-    let provider: any OrientationProvider
+    let source: any OrientationSource
     switch options.orientation {
-    case .auto: provider = try environment.autoOrientation(environment.logger)
-    case .fixed(let o): provider = FixedOrientationProvider(o)
+    case .auto: source = try environment.autoOrientation(environment.logger)
+    case .fixed(let o): source = FixedOrientationSource(o)
     case .watchLines(let path):
-      provider = try WatchLinesProvider(path: path, logger: environment.logger)
+      source = WatchLinesSource(
+        path == "-" ? .standardInput : .path(path), logger: environment.logger)
     }
     return OrientationResolver(
-      provider: provider, fallback: options.fallback, logger: environment.logger)
+      source: source, fallback: options.fallback, logger: environment.logger)
   }
 
   /// Opens the source the options name (guarding, negotiating and warming up a camera).
@@ -111,13 +112,19 @@ public enum CaptureCommand {
   {
     let logger = environment.logger
     var trigger = Clock.monotonicNanoseconds()
-    let resolver = try orientationProvider(options, environment: environment)
-    defer { resolver.provider.release() }
+    // The orientation source is followed on a loop of its own, turned before each photo.
+    let loop: EventLoop
+    do { loop = try EventLoop() } catch {
+      throw CaptureError(.software, "cannot create the event loop: \(error)")
+    }
+    let resolver = try orientationResolver(options, environment: environment)
+    defer { resolver.source.stop() }
+    try resolver.start(on: loop) { _ in }
     var reading = try resolver.resolve()
     let source = try openSource(options, orientation: reading.orientation, logger: logger)
     defer { source.close() }
     let count = options.count ?? source.remainingFrames ?? 1
-    if count == 1 { resolver.provider.release() }  // claim only for the capture
+    if count == 1 { resolver.source.stop() }  // claim only for the capture
     if let remaining = source.remainingFrames, remaining < count {
       throw CaptureError(
         .usage, "--count \(count) but \(source.name) has only \(remaining) file(s) left")
@@ -139,8 +146,11 @@ public enum CaptureCommand {
     for index in 0..<count {
       if index > 0 {
         trigger = Clock.monotonicNanoseconds()
+        do { try loop.runOnce(timeoutMilliseconds: 0) } catch {
+          throw CaptureError(.software, "event loop failed: \(error)")
+        }
         reading = try resolver.resolve()
-        if index == count - 1 { resolver.provider.release() }
+        if index == count - 1 { resolver.source.stop() }
       }
       source.deviceHeld(reading.orientation)
       let frame = try source.nextFrame()

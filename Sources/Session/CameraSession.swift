@@ -17,17 +17,11 @@ public struct SessionEnvironment {
   public var logger: Logger
   /// EXIF Software, e.g. `orientcam 0.1.0`.
   public var software: String
-  /// Makes the orientation feed for `--orientation auto`: **the hook for orientd over D-Bus.**
-  ///
-  /// The default reports that orientd cannot be reached (so `--orientation-fallback` or an
-  /// error applies). The D-Bus client plugs in by returning a feed that, in `start(on:changed:)`,
-  /// connects to the system bus on the given loop (DBusKit's loop integration), claims the
-  /// accelerometer (`org.orientd.Orientation1`, else `net.hadess.SensorProxy`
-  /// `ClaimAccelerometer`), reads `AccelerometerOrientation` into `current` and calls
-  /// `changed`, then calls `changed` again from its `PropertiesChanged` handler; `stop()`
-  /// releases the claim. A capture-style `OrientationProvider` also works unchanged by wrapping
-  /// it in `PollingOrientationFeed`.
-  public var autoOrientation: (Logger) throws(CaptureError) -> any OrientationFeed
+  /// Makes the orientation source for `--orientation auto`: **the hook for orientd over
+  /// D-Bus** (see `OrientationSource`; `CaptureEnvironment.autoOrientation` is the same hook for
+  /// capture). The default reports that orientd cannot be reached (so `--orientation-fallback`
+  /// or an error applies).
+  public var autoOrientation: (Logger) throws(CaptureError) -> any OrientationSource
   /// Receives each line of output (stdout): photo paths, or with `--json` one JSON event per
   /// line.
   public var emit: (String) -> Void
@@ -39,10 +33,8 @@ public struct SessionEnvironment {
   /// Creates an environment.
   public init(
     logger: Logger, software: String,
-    autoOrientation: @escaping (Logger) throws(CaptureError) -> any OrientationFeed = { _ in
-      PollingOrientationFeed(
-        provider: UnreachableOrientationProvider(), label: "orientd",
-        intervalNanoseconds: 1_000_000_000)
+    autoOrientation: @escaping (Logger) throws(CaptureError) -> any OrientationSource = { _ in
+      UnreachableOrientationSource()
     },
     emit: @escaping (String) -> Void
   ) {
@@ -66,7 +58,7 @@ public struct SessionSummary: Equatable, Sendable {
 /// `orientcam session`: keeps the source open and takes a photo per trigger, on one event loop
 /// (SystemKit's epoll loop) that owns everything: frames (the camera's descriptor, or a timer
 /// for the pattern and files when there is a preview), stdin, signals (signalfd), the grabbed
-/// key devices, the orientation feed and the SDL preview (pumped from the frame timer).
+/// key devices, the orientation source and the SDL preview (pumped from the frame timer).
 ///
 /// The parts are their own types: `ShotQueue` (photos asked for), `PreviewController` (overlay
 /// layout, status label, window), `SessionEvent` (the `--json` lines); the source says how it
@@ -77,8 +69,9 @@ public final class CameraSession {
   private var logger: Logger { environment.logger }
   private let loop: EventLoop
   private var signalWatch: EventLoop.Watch?
-  private var feed: (any OrientationFeed)?
-  private var stdinFeed: WatchLinesFeed?
+  private var orientation: OrientationResolver?
+  /// The orientation source when it is stdin (`--orientation-from -`): fed from `stdinLine`.
+  private var stdinFeed: WatchLinesSource?
   private var stdinInput: LineInput?
   private var source: (any FrameSource)?
   private var cameraWatch: EventLoop.Watch?
@@ -188,8 +181,8 @@ public final class CameraSession {
     cameraWatch = nil
     source?.close()
     source = nil
-    feed?.stop()
-    feed = nil
+    orientation?.source.stop()
+    orientation = nil
     stdinInput?.stop()
     stdinInput = nil
     preview = nil
@@ -228,57 +221,32 @@ public final class CameraSession {
   // MARK: - Start-up
 
   private func startOrientation() throws(CaptureError) {
-    let made: any OrientationFeed
+    let made: any OrientationSource
     switch options.capture.orientation {
-    case .fixed(let o): made = FixedOrientationFeed(o)
+    case .fixed(let o): made = FixedOrientationSource(o)
     case .watchLines("-"):
-      let stdin = WatchLinesFeed(path: nil, logger: logger)
+      let stdin = WatchLinesSource(.handedIn, logger: logger)
       stdinFeed = stdin
       made = stdin
-    case .watchLines(let path): made = WatchLinesFeed(path: path, logger: logger)
+    case .watchLines(let path): made = WatchLinesSource(.path(path), logger: logger)
     case .auto: made = try environment.autoOrientation(logger)
     }
-    feed = made
-    var started = false
-    try made.start(on: loop) { [weak self] reading in
-      guard let self else { return }
-      if started { self.orientationChanged(reading) } else { self.reading = reading }
-    }
+    let resolver = OrientationResolver(
+      source: made, fallback: options.capture.fallback, logger: logger)
+    orientation = resolver
     // Stdin is also where Enter and q come from, so it is read from the start.
     if stdinFeed != nil { try startStdin() }
-    // Wait (up to 5 s, serving signals) for a first reading from a pipe or the bus. A file
-    // read at once by work posted to the loop answers in the first turn.
-    do { try loop.runOnce(timeoutMilliseconds: 0) } catch {
-      throw CaptureError(.software, "event loop failed: \(error)")
-    }
-    if made.current == nil && !made.hasEnded && endReason == nil {
-      do {
-        try loop.run(
-          until: { made.current != nil || made.hasEnded || self.endReason != nil },
-          timeoutNanoseconds: 5_000_000_000)
-      } catch {
-        throw CaptureError(.software, "event loop failed: \(error)")
-      }
-    }
+    // Wait (up to 5 s, serving signals) for a first reading from a pipe or the bus.
+    var started = false
+    try resolver.start(
+      on: loop, stopWaiting: { [weak self] in self?.endReason != nil },
+      changed: { [weak self] reading in
+        guard let self else { return }
+        if started { self.orientationChanged(reading) } else { self.reading = reading }
+      })
     started = true
     if endReason != nil { return }
-    if let current = made.current {
-      reading = current
-    } else if let fallback = options.capture.fallback {
-      let why = made.problem?.message ?? "\(made.label): no orientation yet"
-      logger.warning(
-        "\(why); using --orientation-fallback \(fallback.rawValue) until there is one")
-      reading = OrientationReading(fallback, source: "fallback")
-    } else {
-      let why =
-        made.problem?.message
-        ?? "\(made.label) gave no orientation"
-        + (made.hasEnded ? " before it ended" : " within 5 s")
-      throw CaptureError(
-        .unavailable,
-        "\(why). Start orientd (or iio-sensor-proxy), give --orientation NAME, or allow "
-          + "--orientation-fallback normal")
-    }
+    reading = try resolver.resolve(whileWaiting: true)
   }
 
   private func openSource() throws(CaptureError) -> any FrameSource {

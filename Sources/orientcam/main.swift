@@ -52,7 +52,7 @@ if let first = arguments.first, first == "session" || first == "layout" {
   let logger = Logger(label: "orientcam", level: options.capture.verbose ? .debug : .info)
   var environment = SessionEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
-    autoOrientation: { logger in BusOrientationFeed(logger: logger) }, emit: say)
+    autoOrientation: { logger in BusOrientationSource(logger: logger) }, emit: say)
   if let uinput = getenv("ORIENTCAM_UINPUT") { environment.uinputPath = String(cString: uinput) }
   do {
     _ = try CameraSession.run(options, environment: environment)
@@ -107,7 +107,7 @@ case .capture(let options):
   let logger = Logger(label: "orientcam", level: options.verbose ? .debug : .info)
   let environment = CaptureEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
-    autoOrientation: { logger in BusOrientationProvider(logger: logger) },
+    autoOrientation: { logger in BusOrientationSource(logger: logger) },
     photoTaken: { report in say(options.json ? report.json.encoded() : report.path) })
   do {
     _ = try CaptureCommand.run(options, environment: environment)
