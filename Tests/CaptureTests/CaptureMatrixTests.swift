@@ -8,6 +8,8 @@ import SystemKit
 import TestSupport
 import Testing
 
+@testable import orientcam
+
 /// A frame as a camera in a device held in `orientation` sees the upright pattern: the scene
 /// turned back by the device's turn, at the sensor's fixed size.
 func sensorFrame(_ orientation: Orientation, width: Int, height: Int) -> RGBImage {
