@@ -157,7 +157,7 @@ public final class CameraSession {
         emit(.error(trigger: nil, message: failure.message))
         emit(
           .end(
-            reason: "error", photos: photos, droppedShots: shots.count, status: failure.exitCode))
+            reason: "error", photos: photos, droppedShots: shots.count, status: failure.status))
         throw failure
       }
     }

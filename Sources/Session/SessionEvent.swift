@@ -1,6 +1,7 @@
 import Capture
 import JSON
 import Overlay
+import SystemKit
 
 /// One line of `orientcam session --json` output: everything a program following a session
 /// learns, each encoded in one place (`json`).
@@ -39,7 +40,7 @@ enum SessionEvent {
   /// Something failed; `trigger` names the photo it cost, `nil` for the session itself.
   case error(trigger: String?, message: String)
   /// The session ended; `status` is the exit status when it ended with an error.
-  case end(reason: String, photos: Int, droppedShots: Int, status: Int32?)
+  case end(reason: String, photos: Int, droppedShots: Int, status: ExitStatus?)
 
   /// The `event` member.
   var name: String {
@@ -147,7 +148,7 @@ enum SessionEvent {
         ("reason", .string(reason)), ("photos", .number(Double(photos))),
         ("droppedShots", .number(Double(dropped))),
       ]
-      if let status { members.append(("status", .number(Double(status)))) }
+      if let status { members.append(("status", .number(Double(status.rawValue)))) }
     }
     return .object(members)
   }
