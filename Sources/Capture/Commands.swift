@@ -201,8 +201,8 @@ public enum ListCommand {
           ("card", .string(cap.card)),
           ("bus", .string(cap.busInfo)),
           ("position", camera.position.map { .string($0.rawValue) } ?? .null),
-          ("positionSource", camera.positionSource.map { .string($0) } ?? .null),
-          ("sensorRotation", camera.sensorRotation.map { .number(Double($0)) } ?? .null),
+          ("position_source", camera.positionSource.map { .string($0) } ?? .null),
+          ("sensor_rotation", camera.sensorRotation.map { .number(Double($0)) } ?? .null),
           ("largest", camera.largestSize.map { .string($0.description) } ?? .null),
           (
             "formats",
@@ -258,22 +258,22 @@ public enum InspectCommand {
       ("height", .number(Double(info.height))),
       ("subsampling", text(info.subsampling?.description)),
       ("exif", .bool(exif != nil)),
-      ("exifOrientation", number(exif?.orientation)),
-      ("pixelWidth", number(exif?.pixelWidth)),
-      ("pixelHeight", number(exif?.pixelHeight)),
+      ("exif_orientation", number(exif?.orientation)),
+      ("pixel_width", number(exif?.pixelWidth)),
+      ("pixel_height", number(exif?.pixelHeight)),
       ("make", text(exif?.make)),
       ("model", text(exif?.model)),
       ("software", text(exif?.software)),
-      ("dateTimeOriginal", text(exif?.dateTimeOriginal)),
-      ("subSecTimeOriginal", text(exif?.subSecTimeOriginal)),
-      ("offsetTimeOriginal", text(exif?.offsetTimeOriginal)),
+      ("date_time_original", text(exif?.dateTimeOriginal)),
+      ("sub_sec_time_original", text(exif?.subSecTimeOriginal)),
+      ("offset_time_original", text(exif?.offsetTimeOriginal)),
       (
         "pattern",
         .object([
           ("stored", text(stored.transform?.description)),
           ("displayed", text(displayed.transform?.description)),
           ("upright", .bool(displayed.transform == .identity)),
-          ("markerEdge", text(displayed.markerEdge)),
+          ("marker_edge", text(displayed.markerEdge)),
         ])
       ),
     ])
@@ -289,12 +289,12 @@ public enum InspectCommand {
     }
     var parts = ["\(s("width") ?? "?")x\(s("height") ?? "?") \(s("subsampling") ?? "")"]
     if value["exif"]?.boolValue == true {
-      parts.append("EXIF Orientation \(s("exifOrientation") ?? "absent")")
+      parts.append("EXIF Orientation \(s("exif_orientation") ?? "absent")")
       let camera = [s("make"), s("model")].compactMap { $0 }.joined(separator: " ")
       if !camera.isEmpty { parts.append(camera) }
-      if let taken = s("dateTimeOriginal") {
-        let fraction = s("subSecTimeOriginal").map { ".\($0)" } ?? ""
-        parts.append("taken \(taken)\(fraction) \(s("offsetTimeOriginal") ?? "")")
+      if let taken = s("date_time_original") {
+        let fraction = s("sub_sec_time_original").map { ".\($0)" } ?? ""
+        parts.append("taken \(taken)\(fraction) \(s("offset_time_original") ?? "")")
       }
     } else {
       parts.append("no EXIF")

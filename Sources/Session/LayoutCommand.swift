@@ -83,8 +83,8 @@ public enum LayoutCommand {
     return .object([
       ("orientation", .string(layout.orientation.rawValue)),
       ("width", .number(Double(layout.width))), ("height", .number(Double(layout.height))),
-      ("viewWidth", .number(Double(view.width))), ("viewHeight", .number(Double(view.height))),
-      ("deviceRotation", .number(Double(layout.deviceRotation))),
+      ("view_width", .number(Double(view.width))), ("view_height", .number(Double(view.height))),
+      ("device_rotation", .number(Double(layout.deviceRotation))),
       (
         "controls",
         .array(
@@ -94,7 +94,7 @@ public enum LayoutCommand {
               ("shape", .string(p.control.shape.rawValue)),
               ("action", .string(p.control.action.name)),
               ("frame", .string(p.control.frame.rawValue)),
-              ("rect", rect(p.rect)), ("viewRect", rect(p.viewRect)),
+              ("rect", rect(p.rect)), ("view_rect", rect(p.viewRect)),
               ("rotation", .number(Double(p.rotation))),
               ("fill", .string(p.control.fill.description)),
             ])

@@ -65,7 +65,7 @@ enum SessionEvent {
       members += [
         ("pid", .number(Double(pid))), ("source", .string(source)),
         ("orientation", .string(orientation.orientation.rawValue)),
-        ("orientationSource", .string(orientation.source)), ("overlay", .string(overlay)),
+        ("orientation_source", .string(orientation.source)), ("overlay", .string(overlay)),
         (
           "preview",
           preview.map { p in
@@ -76,14 +76,14 @@ enum SessionEvent {
           } ?? .null
         ),
         ("burst", .number(Double(burst))),
-        ("shutterKeys", .array(keys.map { .string($0) })),
+        ("shutter_keys", .array(keys.map { .string($0) })),
         (
-          "shutterDevices",
+          "shutter_devices",
           .array(
             devices.map { d in
               .object([
                 ("path", .string(d.path)), ("name", .string(d.name)),
-                ("passOn", d.passOn.map { .string($0) } ?? .null),
+                ("pass_on", d.passOn.map { .string($0) } ?? .null),
               ])
             })
         ),
@@ -91,7 +91,7 @@ enum SessionEvent {
     case .orientation(let reading, let milliseconds, let controls):
       members += [
         ("orientation", .string(reading.orientation.rawValue)),
-        ("source", .string(reading.source)), ("relayoutMs", SessionEvent.ms(milliseconds)),
+        ("source", .string(reading.source)), ("relayout_ms", SessionEvent.ms(milliseconds)),
         (
           "controls",
           .array(
@@ -124,7 +124,7 @@ enum SessionEvent {
     case .photo(let shot, let trigger, let burstIndex, let report):
       members += [
         ("shot", .number(Double(shot))), ("trigger", .string(trigger)),
-        ("burstIndex", .number(Double(burstIndex))),
+        ("burst_index", .number(Double(burstIndex))),
       ]
       for (key, value) in report.json.objectValue ?? [] where key != "timings" {
         members.append((key, value))
@@ -133,10 +133,10 @@ enum SessionEvent {
         (
           "timings",
           .object([
-            ("triggerToFrameMs", SessionEvent.ms(report.triggerToFrameMilliseconds)),
-            ("frameToFileMs", SessionEvent.ms(report.frameToFileMilliseconds)),
+            ("trigger_to_frame_ms", SessionEvent.ms(report.triggerToFrameMilliseconds)),
+            ("frame_to_file_ms", SessionEvent.ms(report.frameToFileMilliseconds)),
             (
-              "triggerToFileMs",
+              "trigger_to_file_ms",
               SessionEvent.ms(report.triggerToFrameMilliseconds + report.frameToFileMilliseconds)
             ),
           ])
@@ -146,7 +146,7 @@ enum SessionEvent {
     case .end(let reason, let photos, let dropped, let status):
       members += [
         ("reason", .string(reason)), ("photos", .number(Double(photos))),
-        ("droppedShots", .number(Double(dropped))),
+        ("dropped_shots", .number(Double(dropped))),
       ]
       if let status { members.append(("status", .number(Double(status.rawValue)))) }
     }

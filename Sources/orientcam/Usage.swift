@@ -125,7 +125,7 @@ enum SessionUsage {
     --orientation-from -, stdin carries both: JSON lines set the orientation, an empty line
     takes a photo, q ends.
 
-    With --json every line on stdout is one event: ready, photo (with timings.triggerToFileMs),
+    With --json every line on stdout is one event: ready, photo (with timings.trigger_to_file_ms),
     orientation (with the new layout), press, status, error, end.
 
     A photo that cannot be written (disk full, read-only folder) is an error event and the
