@@ -111,9 +111,10 @@ import Testing
       return (window.x + r[0] + r[2] / 2, window.y + r[1] + r[3] / 2)
     }
     // Wait until the overlay is on screen before clicking it.
-    _ = try waitFor(timeout: 10) {
+    let overlayShown = try waitFor(timeout: 10) {
       mismatches(try display.screenshot(), window: window, rects: rects).isEmpty
     }
+    try #require(overlayShown, "the overlay never showed the right-up layout")
 
     let shutter = try centre("shutter")
     try display.click(x: shutter.0, y: shutter.1)

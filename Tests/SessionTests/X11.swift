@@ -38,10 +38,14 @@ final class XvfbDisplay {
         self.number = number
         self.server = server
         // The socket appears before the server accepts clients; ask it something.
-        _ = waitFor(timeout: 10) {
+        let answers = waitFor(timeout: 10) {
           (try? ChildProcess.run(
             ["xdotool", "getdisplaygeometry"], environment: ["DISPLAY": ":\(number)"],
             outputDirectory: directory.path, timeout: 5))?.status == 0
+        }
+        guard answers else {
+          server.killNow()
+          throw TestFailure("Xvfb :\(number) does not answer xdotool within 10 s")
         }
         return
       }
