@@ -18,8 +18,9 @@ enum SessionEvent {
 
   /// The preview window, as the ready event describes it.
   struct PreviewInfo {
-    /// The preview's size.
+    /// The preview's width in pixels.
     var width: Int
+    /// The preview's height in pixels.
     var height: Int
     /// The SDL renderer (`software`, `opengl`).
     var renderer: String
