@@ -155,7 +155,6 @@ public final class OrientDaemon {
       self?.vanished(name)
     }
     let handlers = BusInterfaces.Handlers(
-      state: { [weak self] in self?.published ?? PublishedState() },
       claim: { [weak self] invocation, api in
         if let self { self.claim(invocation, api) } else { invocation.reply() }
       },
@@ -166,6 +165,7 @@ public final class OrientDaemon {
       })
     do {
       try connection.export([BusInterfaces.orientd(handlers)], at: OrientDaemon.orientdPath)
+      try publish(OrientdProperty.self, at: OrientDaemon.orientdPath, to: nil, on: connection)
     } catch {
       throw DaemonError("cannot export \(OrientDaemon.orientdPath): \(error)")
     }
@@ -175,6 +175,9 @@ public final class OrientDaemon {
         try connection.export(
           [BusInterfaces.sensorProxy(handlers)], at: OrientDaemon.sensorProxyPath)
         try connection.export([BusInterfaces.compass()], at: OrientDaemon.compassPath)
+        try publish(
+          SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath, to: nil, on: connection)
+        try publish(CompassProperty.self, at: OrientDaemon.compassPath, to: nil, on: connection)
       } catch {
         throw DaemonError("cannot export \(OrientDaemon.sensorProxyPath): \(error)")
       }
@@ -307,18 +310,18 @@ public final class OrientDaemon {
   /// A held claim needs none: its client was a claimer when the first reading was published.
   private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimAPI, held: Bool = false) {
     if !held, let connection, connection.isConnected, exitStatus == nil {
-      let (path, interface, names) =
-        api == .orientd
-        ? (
-          OrientDaemon.orientdPath, OrientDaemon.orientdName,
-          ["HasAccelerometer", "Orientation", "Rotation", "Tilt"]
-        )
-        : (
-          OrientDaemon.sensorProxyPath, OrientDaemon.sensorProxyName,
-          ["HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt"]
-        )
-      if api == .orientd || servesCompatibility {
-        emit(names, path: path, interface: interface, to: [invocation.sender], on: connection)
+      let to = [invocation.sender]
+      switch api {
+      case .orientd:
+        emit(
+          [.hasAccelerometer, .orientation, .rotation, .tilt] as [OrientdProperty],
+          at: OrientDaemon.orientdPath, to: to, on: connection)
+      case .sensorProxy where servesCompatibility:
+        emit(
+          [.hasAccelerometer, .accelerometerOrientation, .accelerometerTilt]
+            as [SensorProxyProperty], at: OrientDaemon.sensorProxyPath, to: to, on: connection)
+      case .sensorProxy:
+        break
       }
     }
     invocation.reply()
@@ -443,38 +446,52 @@ public final class OrientDaemon {
   }
 
   private func publish(_ next: PublishedState) {
-    let old = published
     published = next
     guard let connection, connection.isConnected else { return }
-    let (own, compat) = next.changedProperties(since: old)
     // Changes go to the claimers only (as iio-sensor-proxy 3.1+ does), except a sensor
-    // appearing or disappearing: that is broadcast. iio-sensor-proxy exits without a sensor and
-    // is started again with the new one, so clients (mutter, KDE) re-read its properties when
-    // the name gets a new owner; orientd keeps its name, and a client that only claims once
-    // HasAccelerometer is true would otherwise never hear that a sensor arrived.
-    let hasChanged = "HasAccelerometer"
-    emit(
-      own, path: OrientDaemon.orientdPath, interface: OrientDaemon.orientdName,
-      to: own.contains(hasChanged) ? nil : claims.claimers(.orientd), on: connection)
-    if servesCompatibility {
-      emit(
-        compat, path: OrientDaemon.sensorProxyPath, interface: OrientDaemon.sensorProxyName,
-        to: compat.contains(hasChanged) ? nil : claims.claimers(.sensorProxy), on: connection)
+    // appearing or disappearing (`isBroadcastOnChange`): that is broadcast. iio-sensor-proxy
+    // exits without a sensor and is started again with the new one, so clients (mutter, KDE)
+    // re-read its properties when the name gets a new owner; orientd keeps its name, and a
+    // client that only claims once HasAccelerometer is true would otherwise never hear that a
+    // sensor arrived.
+    do {
+      try publish(
+        OrientdProperty.self, at: OrientDaemon.orientdPath, to: claims.claimers(.orientd),
+        on: connection)
+    } catch {
+      logger.warning("cannot send PropertiesChanged of \(OrientdProperty.interface): \(error)")
+    }
+    guard servesCompatibility else { return }
+    do {
+      try publish(
+        SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath,
+        to: claims.claimers(.sensorProxy), on: connection)
+    } catch {
+      logger.warning(
+        "cannot send PropertiesChanged of \(SensorProxyProperty.interface): \(error)")
     }
   }
 
-  /// Sends PropertiesChanged of `names` to `destinations` (unicast each), or to everyone when
-  /// `destinations` is nil.
-  private func emit(
-    _ names: [String], path: DBusObjectPath, interface: String, to destinations: [String]?,
+  /// Publishes `published` as the values of `Name`'s properties at `path`; the object
+  /// server announces the changed ones to `recipients`.
+  private func publish<Name: PublishedProperty>(
+    _: Name.Type, at path: DBusObjectPath, to recipients: [String]?,
+    on connection: DBusConnection
+  ) throws(DBusError) {
+    let state = published
+    try connection.publish(at: path, to: recipients) { (name: Name) in name.value(in: state) }
+  }
+
+  /// Sends PropertiesChanged of `names` with their current values to `destinations`
+  /// (unicast each).
+  private func emit<Name: DBusPropertyName>(
+    _ names: [Name], at path: DBusObjectPath, to destinations: [String],
     on connection: DBusConnection
   ) {
-    guard !names.isEmpty, destinations?.isEmpty != true else { return }
     do {
-      try connection.emitPropertiesChanged(
-        path: path, interface: interface, names: names, destinations: destinations)
+      try connection.emitPropertiesChanged(names, at: path, destinations: destinations)
     } catch {
-      logger.warning("cannot send PropertiesChanged of \(interface): \(error)")
+      logger.warning("cannot send PropertiesChanged of \(Name.interface): \(error)")
     }
   }
 }
