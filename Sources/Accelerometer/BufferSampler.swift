@@ -62,10 +62,10 @@ final class BufferSampler: Sampler {
   /// Watchdog periods in a row without a scan.
   private var emptyPeriods = 0
   /// When the current stall began (`CLOCK_MONOTONIC` ns): the last data seen.
-  private var lastData: Int64 = 0
+  private var lastData: Duration = .zero
 
   /// How long without a scan counts as a stall.
-  var stallTimeout: Int64 { max(1_000_000_000, Int64((10e9 / max(rate, 0.1)).rounded())) }
+  var stallTimeout: Duration { max(.seconds(1), .seconds(10 / max(rate, 0.1))) }
   /// Empty watchdog periods before the owner is told.
   static let stallsBeforeGivingUp = 3
 
@@ -231,7 +231,7 @@ final class BufferSampler: Sampler {
         self?.readable(events)
       }
       let timer = try loop.makeTimer { [weak self] in self?.watchdog() }
-      try timer.schedule(afterNanoseconds: stallTimeout, intervalNanoseconds: stallTimeout)
+      try timer.schedule(after: stallTimeout, interval: stallTimeout)
       stallTimer = timer
     } catch {
       watch?.cancel()
@@ -239,7 +239,7 @@ final class BufferSampler: Sampler {
       node.close()
       throw fail("\(device): cannot watch \(devnode): \(error)", error)
     }
-    lastData = Clock.monotonicNanoseconds()
+    lastData = Clock.monotonic()
     logger.info(
       "\(device): buffered, \(layout.elements.count) channels, \(layout.recordSize)-byte scans"
         + " (\(layout.elements.map { "\($0.channel.name) \($0.channel.type)@\($0.offset)" }.joined(separator: ", "))),"
@@ -305,7 +305,7 @@ final class BufferSampler: Sampler {
 
   private func dataArrived() {
     sawData = true
-    lastData = Clock.monotonicNanoseconds()
+    lastData = Clock.monotonic()
     if emptyPeriods > 0 {
       emptyPeriods = 0
       problems.clear(
@@ -322,7 +322,7 @@ final class BufferSampler: Sampler {
       return
     }
     emptyPeriods += 1
-    let silent = (Clock.monotonicNanoseconds() - lastData) / 1_000_000
+    let silent = (Clock.monotonic() - lastData).nanoseconds / 1_000_000
     problems.report(
       "stall", logger: logger,
       "\(description.sysname): no scan from \(file.path) for \(silent) ms; re-enabling the buffer "

@@ -74,32 +74,32 @@ public final class SensorManager {
   private var retryDelay = SensorManager.firstRetryDelay
   /// Readings in a row whose magnitude is implausible (see `calibrationChanged`).
   private var implausibleInARow = 0
-  private var nextCalibrationCheck: Int64 = 0
+  private var nextCalibrationCheck: Duration = .zero
   private var calibrationCheckInterval = SensorManager.firstCalibrationCheck
-  private var hotplugWindowStart: Int64 = 0
+  private var hotplugWindowStart: Duration = .zero
   private var hotplugEvents = 0
   private var settleTimer: EventLoop.Timer?
 
   /// During a hotplug storm, how long uevents must pause before the sensor is chosen again.
-  static let stormSettle: Int64 = 250_000_000
+  static let stormSettle: Duration = .milliseconds(250)
 
   /// Hotplug notices logged per `hotplugWindow` before they go to debug level.
   static let hotplugLogBudget = 10
-  /// The window of `hotplugLogBudget`, in nanoseconds.
-  static let hotplugWindow: Int64 = 10_000_000_000
+  /// The window of `hotplugLogBudget`.
+  static let hotplugWindow: Duration = .seconds(10)
 
-  /// The first retry of a sensor that could not be started, in seconds; doubled each time.
-  static let firstRetryDelay = 1.0
-  /// The longest wait between retries, in seconds.
-  static let maximumRetryDelay = 30.0
+  /// The first retry of a sensor that could not be started; doubled each time.
+  static let firstRetryDelay: Duration = .seconds(1)
+  /// The longest wait between retries.
+  static let maximumRetryDelay: Duration = .seconds(30)
   /// Calibrated magnitudes outside this many g are implausible for a device at rest or in a
   /// hand (the detector's default tolerance rejects them too).
   static let plausibleGravity = 0.5...1.5
   /// Implausible readings in a row before the calibration is re-read.
   static let implausibleBeforeCheck = 5
-  /// The first and the longest interval between calibration re-reads, in nanoseconds.
-  static let firstCalibrationCheck: Int64 = 1_000_000_000
-  static let maximumCalibrationCheck: Int64 = 60_000_000_000
+  /// The first and the longest interval between calibration re-reads.
+  static let firstCalibrationCheck: Duration = .seconds(1)
+  static let maximumCalibrationCheck: Duration = .seconds(60)
 
   /// Creates a manager; call `begin()` to enumerate and follow hotplug.
   public init(
@@ -241,7 +241,7 @@ public final class SensorManager {
       }
     }
     guard let settleTimer,
-      (try? settleTimer.schedule(afterNanoseconds: SensorManager.stormSettle)) != nil
+      (try? settleTimer.schedule(after: SensorManager.stormSettle)) != nil
     else {
       reselect()
       return
@@ -334,7 +334,7 @@ public final class SensorManager {
   /// connector, a driver rebinding in a loop) cannot flood the journal. The next event after
   /// a quiet window ends the episode with the number of events it had.
   private func hotplugLevel() -> LogLevel {
-    let now = Clock.monotonicNanoseconds()
+    let now = Clock.monotonic()
     if now - hotplugWindowStart > SensorManager.hotplugWindow {
       hotplugWindowStart = now
       hotplugEvents = 0
@@ -345,7 +345,7 @@ public final class SensorManager {
     problems.report(
       "storm", level: .notice, logger: logger,
       "more than \(SensorManager.hotplugLogBudget) accelerometer hotplug events within "
-        + "\(SensorManager.hotplugWindow / 1_000_000_000) s; logging them at debug level until they "
+        + "\(Int(SensorManager.hotplugWindow.seconds)) s; logging them at debug level until they "
         + "are rare again")
     return .debug
   }
@@ -497,13 +497,13 @@ public final class SensorManager {
     problems.report(
       "start \(d.facts.syspath)", level: .error, logger: logger,
       "\(reason); cannot sample \(d.sysname) for now: trying again in "
-        + "\(AvailableValues.format(retryDelay)) s, then less often (logged once)")
+        + "\(AvailableValues.format(retryDelay.seconds)) s, then less often (logged once)")
     guard isStarted else { return }
     do {
       if retryTimer == nil {
         retryTimer = try loop.makeTimer { [weak self] in self?.retryUnusable() }
       }
-      try retryTimer?.schedule(afterNanoseconds: Int64(retryDelay * 1e9))
+      try retryTimer?.schedule(after: retryDelay)
     } catch {
       logger.error("cannot schedule a retry of \(d.sysname): \(error)")
     }
@@ -604,7 +604,7 @@ public final class SensorManager {
       return false
     }
     implausibleInARow += 1
-    let now = Clock.monotonicNanoseconds()
+    let now = Clock.monotonic()
     guard implausibleInARow >= SensorManager.implausibleBeforeCheck, now >= nextCalibrationCheck,
       let device = context.device(syspath: syspath), let old = active?.description
     else { return false }

@@ -14,8 +14,8 @@ public struct DaemonOptions: Equatable, Sendable {
   public var compatibility = true
   /// `--config FILE`; `nil` reads `/etc/orientd.conf` if it exists.
   public var configPath: String?
-  /// The longest a first `Claim` reply waits for the first reading, in seconds.
-  public var claimReplyBound = 1.5
+  /// The longest a first `Claim` reply waits for the first reading.
+  public var claimReplyBound: Duration = .milliseconds(1500)
 
   /// The defaults: system bus, compatibility on, `/etc/orientd.conf`.
   public init() {}
@@ -360,12 +360,12 @@ public final class OrientDaemon {
     do {
       let timer = try holdTimer ?? loop.makeTimer { [weak self] in self?.holdExpired() }
       holdTimer = timer
-      try timer.schedule(afterNanoseconds: Int64(options.claimReplyBound * 1e9))
+      try timer.schedule(after: options.claimReplyBound)
     } catch {
       // Without the bound a claim could wait forever for a sensor that never answers:
       // answer at once with the state there is.
       logger.error(
-        "cannot arm the \(options.claimReplyBound) s claim reply timer: \(error); answering "
+        "cannot arm the \(options.claimReplyBound.seconds) s claim reply timer: \(error); answering "
           + "\(held.count) claim(s) at once")
       answerHeld()
     }
@@ -374,7 +374,7 @@ public final class OrientDaemon {
   private func holdExpired() {
     guard !held.isEmpty else { return }
     logger.info(
-      "no usable reading within \(options.claimReplyBound) s; answering \(held.count) "
+      "no usable reading within \(options.claimReplyBound.seconds) s; answering \(held.count) "
         + "claim(s) with the last known state")
     awaitingFirstReading = false
     answerHeld()

@@ -64,6 +64,12 @@ public enum Sysfs {
 
 /// Time from the kernel's clocks.
 public enum Clock {
+  /// `CLOCK_MONOTONIC`: the time since an unspecified start (boot), for deadlines and
+  /// intervals.
+  public static func monotonic() -> Duration {
+    .nanoseconds(read(CLOCK_MONOTONIC))
+  }
+
   /// `CLOCK_MONOTONIC` in nanoseconds.
   public static func monotonicNanoseconds() -> Int64 {
     read(CLOCK_MONOTONIC)
@@ -78,5 +84,31 @@ public enum Clock {
     var ts = timespec()
     clock_gettime(id, &ts)
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+}
+
+extension Duration {
+  /// The whole nanoseconds (rounded toward zero; saturates beyond ±292 years).
+  public var nanoseconds: Int64 {
+    let (seconds, attoseconds) = components
+    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else { return seconds < 0 ? .min : .max }
+    return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).overflow
+      ? (seconds < 0 ? .min : .max) : scaled + attoseconds / 1_000_000_000
+  }
+
+  /// The length in seconds, as a `Double` (for arithmetic and messages).
+  public var seconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}
+
+extension timespec {
+  /// A non-negative `Duration` as a `timespec` (`tv_nsec` below 10⁹).
+  init(_ duration: Duration) {
+    let nanoseconds = max(duration.nanoseconds, 0)
+    self.init(
+      tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
   }
 }

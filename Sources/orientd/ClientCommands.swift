@@ -87,7 +87,7 @@ enum WatchCommand {
       // Release so the daemon stops sampling now; do not hang if it does not answer.
       client.release(timeoutMilliseconds: 1_000) { _ in loop.stop() }
       stopTimer = try? loop.makeTimer { loop.stop() }
-      try? stopTimer?.schedule(afterNanoseconds: 1_500_000_000)
+      try? stopTimer?.schedule(after: .milliseconds(1500))
     }
     do {
       client = try OrientClient(
@@ -148,7 +148,7 @@ enum WatchCommand {
             retryTimer = nil
             claimWhenThere()
           }
-          if (try? retryTimer?.schedule(afterNanoseconds: 1_000_000_000)) == nil {
+          if (try? retryTimer?.schedule(after: .seconds(1))) == nil {
             printError("orientd --watch: \(error.message)")
             stop(69)
           }

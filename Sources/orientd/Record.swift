@@ -76,7 +76,7 @@ enum RecordCommand {
       var timer: EventLoop.Timer?
       if let duration = options.duration {
         let t = try loop.makeTimer { finish() }
-        try t.schedule(afterNanoseconds: Int64(duration * 1e9))
+        try t.schedule(after: duration)
         timer = t
       }
       SensorCommandSupport.writeLine("t,x,y,z")

@@ -12,7 +12,7 @@ struct SensorCommandOptions: Equatable {
   /// `--config FILE`.
   var configPath: String?
   /// `--duration S` (record only).
-  var duration: Double?
+  var duration: Duration?
   /// `--raw` (record only): the sensor's own axes, without the mount matrix.
   var raw = false
   /// `-v`/`--verbose`.
