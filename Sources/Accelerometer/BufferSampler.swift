@@ -104,7 +104,7 @@ final class BufferSampler: Sampler {
       node = try FileDescriptor(path: devnode, options: [.readOnly, .nonBlocking])
     } catch {
       let why =
-        error.errno == EBUSY
+        error.code == .resourceBusy
         ? "another program has it open (buffer/enable is \(wasEnabled ? 1 : 0))" : error.reason
       throw fail("\(device): cannot open \(devnode): \(why)", error)
     }
@@ -282,7 +282,7 @@ final class BufferSampler: Sampler {
           return
         }
         problems.report(
-          "read-\(error.errno)", logger: logger,
+          "read-\(error.code.rawValue)", logger: logger,
           "\(description.sysname): reading \(file.path): \(error) (logged once)")
         break
       }

@@ -177,7 +177,7 @@ final class PollSampler: Sampler {
         handler(.gone(reason))
         return .gone
       }
-      result = .failure(.readError(error.errno))
+      result = .failure(.readError(error.code))
     }
     switch result {
     case .success(let value): return .value(value)

@@ -25,13 +25,13 @@ public struct DaemonOptions: Equatable, Sendable {
 public struct DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
   /// What went wrong, where, and what to do.
   public var message: String
-  /// The exit status: 69 when the bus, a bus name or udev is unavailable.
-  public var exitCode: Int32
+  /// The exit status: `unavailable` when the bus, a bus name or udev is unavailable.
+  public var status: ExitStatus
 
   /// Creates an error.
-  public init(_ message: String, exitCode: Int32 = 69) {
+  public init(_ message: String, status: ExitStatus = .unavailable) {
     self.message = message
-    self.exitCode = exitCode
+    self.status = status
   }
 
   /// The message.
@@ -69,7 +69,7 @@ public final class OrientDaemon {
   /// Samples fed to the detector since start.
   public private(set) var samplesProcessed = 0
   /// Set when the daemon has stopped: the exit status.
-  public private(set) var exitStatus: Int32?
+  public private(set) var exitStatus: ExitStatus?
 
   private var logger: Logger
   private let manager: SensorManager
@@ -230,7 +230,7 @@ public final class OrientDaemon {
 
   /// Stops sampling (restoring the sensor's sysfs settings), answers pending claims, gives
   /// the names back, closes the connection and stops the loop. Idempotent.
-  public func shutdown(status: Int32 = 0) {
+  public func shutdown(status: ExitStatus = .success) {
     guard exitStatus == nil else { return }
     exitStatus = status
     manager.stop()
@@ -254,7 +254,7 @@ public final class OrientDaemon {
     logger.error(
       "lost the connection to the bus; exiting with status 69 so that systemd restarts "
         + "orientd (Restart=on-failure)")
-    shutdown(status: 69)
+    shutdown(status: .unavailable)
   }
 
   // MARK: Configuration

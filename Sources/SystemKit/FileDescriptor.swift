@@ -93,7 +93,7 @@ public final class FileDescriptor {
       return try retryingInterrupts("read", path: path) {
         Glibc.read(fd, buffer.baseAddress, buffer.count)
       }
-    } catch  where error.errno == EAGAIN {
+    } catch  where error.code == .resourceTemporarilyUnavailable {
       return nil
     }
   }
@@ -160,7 +160,7 @@ public final class FileDescriptor {
       }.get()
       if n == 0 { return out }
       out.append(contentsOf: chunk[0..<n])
-      if out.count > limit { throw SystemError(errno: EFBIG, operation: "read", path: path) }
+      if out.count > limit { throw SystemError(.fileTooLarge, operation: "read", path: path) }
     }
   }
 }

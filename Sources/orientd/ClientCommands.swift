@@ -66,21 +66,21 @@ enum StateFormat {
 /// SIGINT, SIGTERM or a closed output.
 enum WatchCommand {
   /// Runs until stopped; returns 0, or 69 when there is no bus or the bus goes away.
-  static func main(_ options: ClientCommandOptions) -> Int32 {
+  static func main(_ options: ClientCommandOptions) -> ExitStatus {
     // A closed pipe is a normal way to stop: see it as EPIPE, release, exit.
     signal(SIGPIPE, SIG_IGN)
     let logger = Logger(label: "orientd", level: options.verbose ? .debug : .notice)
     let loop: EventLoop
     let client: OrientClient
-    var status: Int32 = 0
+    var status = ExitStatus.success
     var stopping = false
     var stopTimer: EventLoop.Timer?
     do {
       loop = try EventLoop()
     } catch {
-      SensorCommandSupport.fail(71, "cannot create the event loop: \(error)")
+      SensorCommandSupport.fail(.osError, "cannot create the event loop: \(error)")
     }
-    func stop(_ code: Int32) {
+    func stop(_ code: ExitStatus) {
       guard !stopping else { return }
       stopping = true
       status = code
@@ -93,19 +93,19 @@ enum WatchCommand {
       client = try OrientClient(
         bus: options.session ? .session : .system, loop: loop, logger: logger)
     } catch {
-      SensorCommandSupport.fail(69, error.message)
+      SensorCommandSupport.fail(.unavailable, error.message)
     }
     defer { client.connection.close() }
     let signals: EventLoop.Watch
     do {
-      signals = try loop.handleSignals([SIGINT, SIGTERM]) { _ in stop(0) }
+      signals = try loop.handleSignals([SIGINT, SIGTERM]) { _ in stop(.success) }
     } catch {
-      SensorCommandSupport.fail(71, "cannot handle signals: \(error)")
+      SensorCommandSupport.fail(.osError, "cannot handle signals: \(error)")
     }
     defer { signals.cancel() }
     client.connection.onDisconnect = {
       printError("orientd --watch: lost the connection to the bus")
-      status = 69
+      status = .unavailable
       stopping = true
       loop.stop()
     }
@@ -123,7 +123,7 @@ enum WatchCommand {
         options.json ? StateFormat.json(state, time: now) : StateFormat.line(state, time: now)
       if !SensorCommandSupport.writeLine(text) {
         logger.debug("output closed: releasing and stopping")
-        stop(0)
+        stop(.success)
       }
     }
 
@@ -150,11 +150,11 @@ enum WatchCommand {
           }
           if (try? retryTimer?.schedule(after: .seconds(1))) == nil {
             printError("orientd --watch: \(error.message)")
-            stop(69)
+            stop(.unavailable)
           }
         case .failure(let error):
           printError("orientd --watch: \(error.message)")
-          stop(69)
+          stop(.unavailable)
         }
       }
     }
@@ -167,7 +167,7 @@ enum WatchCommand {
         wait = try client.waitForService(absent: absent, claim)
       } catch {
         printError("orientd --watch: \(error.message)")
-        stop(69)
+        stop(.unavailable)
       }
     }
     client.onChange = { state, _ in show(state) }
@@ -180,7 +180,7 @@ enum WatchCommand {
       try loop.run()
     } catch {
       printError("orientd --watch: \(error)")
-      return 70
+      return .software
     }
     wait?.cancel()
     wait = nil
@@ -199,7 +199,7 @@ enum WatchCommand {
 /// `orientd --get [--json]`: claims, prints the state once, releases.
 enum GetCommand {
   /// Returns 0, or 69 when the service or the accelerometer is missing.
-  static func main(_ options: ClientCommandOptions) -> Int32 {
+  static func main(_ options: ClientCommandOptions) -> ExitStatus {
     signal(SIGPIPE, SIG_IGN)
     let logger = Logger(label: "orientd", level: options.verbose ? .debug : .warning)
     let client: SynchronousOrientClient
@@ -210,7 +210,7 @@ enum GetCommand {
       state = try client.claim(timeout: 5)
     } catch {
       printError("orientd --get: \(error.message)")
-      return 69
+      return .unavailable
     }
     var gravity: GravityReading?
     if state.service == .orientd, state.hasAccelerometer {
@@ -245,8 +245,8 @@ enum GetCommand {
       printError(
         "orientd --get: \(state.service.busName) runs but has no display accelerometer "
           + "(see orientd --list-sensors)")
-      return 69
+      return .unavailable
     }
-    return 0
+    return .success
   }
 }

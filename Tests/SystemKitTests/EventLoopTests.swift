@@ -77,7 +77,7 @@ import Testing
       _ = try Sysfs.read(path)
     } throws: { error in
       guard let error = error as? SystemError else { return false }
-      return error.errno == ENOENT && error.description.contains(path)
+      return error.code == .noSuchFileOrDirectory && error.description.contains(path)
     }
   }
 }
