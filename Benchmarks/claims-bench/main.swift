@@ -21,7 +21,7 @@ import SystemKit
 
 /// Writes a message to stderr.
 func complain(_ message: String) {
-  _ = "claims-bench: \(message)\n".withCString { Glibc.write(2, $0, strlen($0)) }
+  StandardStream.error.writeLine("claims-bench: \(message)")
 }
 
 struct Options {

@@ -50,8 +50,7 @@ struct BenchOptions {
 }
 
 func fail(_ message: String) -> Never {
-  let text = "orient-bench: \(message)\nTry 'orient-bench --help'.\n"
-  _ = text.withCString { write(2, $0, strlen($0)) }
+  StandardStream.error.writeLine("orient-bench: \(message)\nTry 'orient-bench --help'.")
   exit(ExitStatus.usage)
 }
 

@@ -130,7 +130,7 @@ public enum AvailableValues: Equatable, Sendable {
   /// Parses the attribute text; `nil` when it is empty or any item is not a number.
   public init?(parsing text: String) {
     guard text.utf8.count <= SysfsValue.maxBytes else { return nil }
-    let trimmed = text[...].trimmingBlanks()
+    let trimmed = text[...].trimming(Padding.whitespaceAndNUL)
     if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
       let parts = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" })
       guard parts.count == 3,
@@ -252,7 +252,7 @@ public enum TimestampClock: String, CaseIterable, Sendable {
 
   /// Parses the attribute text (trailing newline allowed).
   public init?(attribute text: String) {
-    self.init(rawValue: String(text[...].trimmingBlanks()))
+    self.init(rawValue: String(text[...].trimming(Padding.whitespaceAndNUL)))
   }
 
   /// The C clock id (`CLOCK_*` from time.h).

@@ -104,7 +104,7 @@ enum WatchCommand {
     }
     defer { signals.cancel() }
     client.connection.onDisconnect = {
-      printError("orientd --watch: lost the connection to the bus")
+      StandardStream.error.writeLine("orientd --watch: lost the connection to the bus")
       status = .unavailable
       stopping = true
       loop.stop()
@@ -121,7 +121,7 @@ enum WatchCommand {
       let now = Clock.realtimeNanoseconds()
       let text =
         options.json ? StateFormat.json(state, time: now) : StateFormat.line(state, time: now)
-      if !SensorCommandSupport.writeLine(text) {
+      if !StandardStream.output.writeLine(text) {
         logger.debug("output closed: releasing and stopping")
         stop(.success)
       }
@@ -149,11 +149,11 @@ enum WatchCommand {
             claimWhenThere()
           }
           if (try? retryTimer?.schedule(after: .seconds(1))) == nil {
-            printError("orientd --watch: \(error.message)")
+            StandardStream.error.writeLine("orientd --watch: \(error.message)")
             stop(.unavailable)
           }
         case .failure(let error):
-          printError("orientd --watch: \(error.message)")
+          StandardStream.error.writeLine("orientd --watch: \(error.message)")
           stop(.unavailable)
         }
       }
@@ -166,7 +166,7 @@ enum WatchCommand {
       do {
         wait = try client.waitForService(absent: absent, claim)
       } catch {
-        printError("orientd --watch: \(error.message)")
+        StandardStream.error.writeLine("orientd --watch: \(error.message)")
         stop(.unavailable)
       }
     }
@@ -179,7 +179,7 @@ enum WatchCommand {
     do {
       try loop.run()
     } catch {
-      printError("orientd --watch: \(error)")
+      StandardStream.error.writeLine("orientd --watch: \(error)")
       return .software
     }
     wait?.cancel()
@@ -209,7 +209,7 @@ enum GetCommand {
         bus: options.session ? .session : .system, logger: logger)
       state = try client.claim(timeout: 5)
     } catch {
-      printError("orientd --get: \(error.message)")
+      StandardStream.error.writeLine("orientd --get: \(error.message)")
       return .unavailable
     }
     var gravity: GravityReading?
@@ -225,7 +225,7 @@ enum GetCommand {
         let parts = [g.x, g.y, g.z].map { FixedPoint.format($0, decimals: 4) }
         extra.append(("gravity", "[\(parts.joined(separator: ","))]"))
       }
-      SensorCommandSupport.writeLine(StateFormat.json(state, time: now, extra: extra))
+      StandardStream.output.writeLine(StateFormat.json(state, time: now, extra: extra))
     } else {
       var lines = [
         "orientation:   \(state.orientation.rawValue)",
@@ -239,10 +239,10 @@ enum GetCommand {
         lines.append("gravity:       \(parts.joined(separator: ", ")) m/s^2")
       }
       lines.append("service:       \(state.service.busName)")
-      SensorCommandSupport.writeLine(lines.joined(separator: "\n"))
+      StandardStream.output.writeLine(lines.joined(separator: "\n"))
     }
     guard state.hasAccelerometer else {
-      printError(
+      StandardStream.error.writeLine(
         "orientd --get: \(state.service.busName) runs but has no display accelerometer "
           + "(see orientd --list-sensors)")
       return .unavailable

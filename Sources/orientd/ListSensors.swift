@@ -33,9 +33,9 @@ enum ListSensorsCommand {
         ("notChosen", .array(outcome.notChosen.map { .string($0) })),
         ("triggers", .array(manager.knownTriggers.map { .string($0.name) })),
       ])
-      SensorCommandSupport.writeLine(document.encoded())
+      StandardStream.output.writeLine(document.encoded())
     } else {
-      SensorCommandSupport.writeLine(text(sensors, outcome: outcome, manager: manager))
+      StandardStream.output.writeLine(text(sensors, outcome: outcome, manager: manager))
     }
     return sensors.isEmpty ? .unavailable : .success
   }

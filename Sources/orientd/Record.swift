@@ -68,7 +68,7 @@ enum RecordCommand {
         let line = [t, v.x, v.y, v.z].enumerated().map { i, value in
           FixedPoint.format(value, decimals: i == 0 ? 3 : 4)
         }.joined(separator: ",")
-        if !SensorCommandSupport.writeLine(line) {
+        if !StandardStream.output.writeLine(line) {
           logger.info("output closed: stopping")
           finish()
         }
@@ -79,7 +79,7 @@ enum RecordCommand {
         try t.schedule(after: duration)
         timer = t
       }
-      SensorCommandSupport.writeLine("t,x,y,z")
+      StandardStream.output.writeLine("t,x,y,z")
       try manager.begin()
       if manager.active == nil { logger.notice("no display accelerometer yet; waiting for one") }
       sawSensor = sawSensor || manager.active != nil

@@ -138,7 +138,7 @@ enum Replay {
   }
 
   private static func complain(_ message: String) {
-    printError("orientd replay: \(message)")
+    StandardStream.error.writeLine("orientd replay: \(message)")
   }
 }
 
@@ -159,7 +159,7 @@ struct OutputBuffer {
     do {
       try stdout.writeAll(pending)
     } catch {
-      printError("orientd replay: cannot write output: \(error.reason)")
+      StandardStream.error.writeLine("orientd replay: cannot write output: \(error.reason)")
       exit(ExitStatus.ioError)
     }
     pending.removeAll(keepingCapacity: true)

@@ -39,30 +39,7 @@ enum SensorCommandSupport {
 
   /// Writes `message` to stderr and exits with `status`.
   static func fail(_ status: ExitStatus, _ message: String) -> Never {
-    let line = "orientd: \(message)\n"
-    _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+    StandardStream.error.writeLine("orientd: \(message)")
     exit(status)
-  }
-
-  /// Writes a whole line to stdout with one `write(2)` (no stdio buffering, so a pipe reader
-  /// sees each line at once).
-  ///
-  /// - Returns: false when stdout is gone (EPIPE).
-  @discardableResult
-  static func writeLine(_ text: String) -> Bool {
-    var line = text
-    line += "\n"
-    return line.withUTF8 { bytes in
-      var done = 0
-      while done < bytes.count {
-        let n = Glibc.write(1, bytes.baseAddress.map { $0 + done }, bytes.count - done)
-        if n < 0 {
-          if errno == EINTR { continue }
-          return false
-        }
-        done += n
-      }
-      return true
-    }
   }
 }

@@ -11,7 +11,7 @@ let options: Options
 do {
   options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
 } catch {
-  printError("orientd: \(error.message)\nTry 'orientd --help'.")
+  StandardStream.error.writeLine("orientd: \(error.message)\nTry 'orientd --help'.")
   exit(ExitStatus.usage)
 }
 
