@@ -4,7 +4,8 @@ import Testing
 /// The one trim helper of the project.
 @Suite struct TrimmingTests {
   @Test func trimsOnlyTheGivenPaddingAtBothEnds() {
-    #expect(" \t 1.5 \r\n".trimming() == "1.5")
+    #expect(" \t 1.5 \r".trimming() == "1.5")
+    #expect("\n1.5\n".trimming() == "1.5")
     #expect("  a b  ".trimming() == "a b", "inner spaces stay")
     #expect(" \n ".trimming().isEmpty)
     #expect("12\0\n".trimming() == "12\0", "NUL is not whitespace")
