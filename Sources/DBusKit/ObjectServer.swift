@@ -141,9 +141,6 @@ extension DBusConnection {
     objects[path.rawValue] = nil
   }
 
-  /// The exported paths, sorted.
-  public var exportedPaths: [DBusObjectPath] { objects.values.map(\.path).sorted() }
-
   // MARK: Emitting
 
   /// Emits a signal from `path`; with `destination` it is unicast to that unique name only.

@@ -25,8 +25,6 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
   public static let ioError = Errno(rawValue: EIO)
   /// `ENXIO`: no such device or address.
   public static let noSuchAddressOrDevice = Errno(rawValue: ENXIO)
-  /// `EBADF`: bad file descriptor.
-  public static let badFileDescriptor = Errno(rawValue: EBADF)
   /// `EAGAIN`/`EWOULDBLOCK`: nothing to read or write on a non-blocking descriptor now.
   public static let resourceTemporarilyUnavailable = Errno(rawValue: EAGAIN)
   /// `EACCES`: permission denied.
@@ -45,12 +43,6 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
   public static let inappropriateIOCTLForDevice = Errno(rawValue: ENOTTY)
   /// `EFBIG`: file too large.
   public static let fileTooLarge = Errno(rawValue: EFBIG)
-  /// `ENOSPC`: no space left on device.
-  public static let noSpace = Errno(rawValue: ENOSPC)
-  /// `EPIPE`: broken pipe.
-  public static let brokenPipe = Errno(rawValue: EPIPE)
-  /// `ENOSYS`: function not implemented.
-  public static let noFunction = Errno(rawValue: ENOSYS)
   /// `EPROTONOSUPPORT`: protocol not supported.
   public static let protocolNotSupported = Errno(rawValue: EPROTONOSUPPORT)
   /// `EOPNOTSUPP`: operation not supported.

@@ -72,9 +72,6 @@ public final class FileDescriptor {
     return result == 0 ? nil : SystemError(errno: errno, operation: "close", path: path)
   }
 
-  /// Whether the descriptor is still open.
-  public var isOpen: Bool { rawValue >= 0 }
-
   /// `pread(2)` into `buffer` at `offset`; returns the byte count (0 at end of file).
   public func pread(into buffer: UnsafeMutableRawBufferPointer, offset: Int) throws(SystemError)
     -> Int
@@ -132,14 +129,6 @@ public final class FileDescriptor {
   /// Writes a string's UTF-8 bytes.
   public func writeAll(_ string: String) throws(SystemError) {
     try writeAll(Array(string.utf8))
-  }
-
-  /// Sets or clears `O_NONBLOCK` (`fcntl(F_SETFL)`).
-  public func setNonBlocking(_ on: Bool = true) throws(SystemError) {
-    let fd = rawValue
-    let flags = try retryingInterrupts("fcntl", path: path) { orient_fcntl_getfl(fd) }
-    let new = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
-    _ = try retryingInterrupts("fcntl", path: path) { orient_fcntl_setfl(fd, new) }
   }
 
   /// `fsync(2)`.

@@ -52,14 +52,6 @@ public enum Sysfs {
     }
     return names.sorted()
   }
-
-  /// The target of a symbolic link, or `nil` (`readlink(2)`).
-  public static func readLink(_ path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink(path, &buffer, buffer.count - 1)
-    guard n > 0 else { return nil }
-    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
 }
 
 /// Time from the kernel's clocks.
