@@ -454,21 +454,24 @@ public final class OrientDaemon {
     // re-read its properties when the name gets a new owner; orientd keeps its name, and a
     // client that only claims once HasAccelerometer is true would otherwise never hear that a
     // sensor arrived.
-    do {
-      try publish(
-        OrientdProperty.self, at: OrientDaemon.orientdPath, to: claims.claimers(.orientd),
-        on: connection)
-    } catch {
-      logger.warning("cannot send PropertiesChanged of \(OrientdProperty.interface): \(error)")
-    }
-    guard servesCompatibility else { return }
-    do {
-      try publish(
+    announce(
+      OrientdProperty.self, at: OrientDaemon.orientdPath, to: claims.claimers(.orientd),
+      on: connection)
+    if servesCompatibility {
+      announce(
         SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath,
         to: claims.claimers(.sensorProxy), on: connection)
+    }
+  }
+
+  /// `publish(_:at:to:on:)`, logging a failure to send.
+  private func announce<Name: PublishedProperty>(
+    _: Name.Type, at path: DBusObjectPath, to recipients: [String], on connection: DBusConnection
+  ) {
+    do {
+      try publish(Name.self, at: path, to: recipients, on: connection)
     } catch {
-      logger.warning(
-        "cannot send PropertiesChanged of \(SensorProxyProperty.interface): \(error)")
+      logger.warning("cannot send PropertiesChanged of \(Name.interface): \(error)")
     }
   }
 
