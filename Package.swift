@@ -97,7 +97,7 @@ let package = Package(
         "DBusKit", "SystemKit", "EvdevKit", "V4L2Kit",
       ]),
     .executableTarget(
-      name: "orient-bench", dependencies: ["OrientCore", "OrientSim", "JSON"],
+      name: "orient-bench", dependencies: ["OrientCore", "OrientSim", "JSON", "SystemKit"],
       path: "Benchmarks/orient-bench"),
     // Many clients claiming, releasing and vanishing at once (scripts/bench/claims.sh).
     .executableTarget(

@@ -23,10 +23,6 @@ int orient_rename_noreplace(const char *from, const char *to) {
   return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
 
-int orient_fcntl_getfl(int fd) { return fcntl(fd, F_GETFL); }
-
-int orient_fcntl_setfl(int fd, int flags) { return fcntl(fd, F_SETFL, flags); }
-
 int orient_block_signals_fd(const int *signals, int count) {
   sigset_t set;
   sigemptyset(&set);

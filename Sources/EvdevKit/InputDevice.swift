@@ -96,9 +96,9 @@ public final class InputDevice {
     do {
       descriptor = try FileDescriptor(path: path, options: [.readOnly, .nonBlocking])
     } catch {
-      let kind: EvdevError.Kind = error.errno == ENOENT ? .notFound : .unavailable
+      let kind: EvdevError.Kind = error.code == .noSuchFileOrDirectory ? .notFound : .unavailable
       let advice =
-        error.errno == EACCES
+        error.code == .permissionDenied
         ? " (run as root, or add the user to the \"input\" group)" : ""
       throw EvdevError(kind, path: path, "cannot open: \(error.reason)\(advice)")
     }
@@ -234,23 +234,25 @@ public final class UInputClone {
   public init(of device: InputDevice, uinputPath: String = UInputClone.defaultPath)
     throws(EvdevError)
   {
-    func refuse(_ errno: Int32) -> EvdevError {
+    func refuse(_ code: Errno) -> EvdevError {
       let advice: String
-      switch errno {
-      case ENOENT, ENODEV, ENXIO: advice = "\(uinputPath) is missing (load it: modprobe uinput)"
-      case EACCES, EPERM: advice = "no permission to open \(uinputPath) (run as root)"
-      default: advice = "\(uinputPath): \(String(cString: strerror(errno)))"
+      switch code {
+      case .noSuchFileOrDirectory, .noSuchDevice, .noSuchAddressOrDevice:
+        advice = "\(uinputPath) is missing (load it: modprobe uinput)"
+      case .permissionDenied, .notPermitted:
+        advice = "no permission to open \(uinputPath) (run as root)"
+      default: advice = "\(uinputPath): \(code)"
       }
       return EvdevError(
         .unavailable, path: device.path,
         "cannot create a uinput copy to pass on its other keys: \(advice)")
     }
     do { control = try FileDescriptor(path: uinputPath, options: [.readWrite]) } catch {
-      throw refuse(error.errno)
+      throw refuse(error.code)
     }
     var pointer: OpaquePointer?
     let rc = libevdev_uinput_create_from_device(device.libevdevHandle, control.rawValue, &pointer)
-    guard rc == 0, let pointer else { throw refuse(-rc) }
+    guard rc == 0, let pointer else { throw refuse(Errno(rawValue: -rc)) }
     handle = pointer
     devnode = libevdev_uinput_get_devnode(pointer).map { String(cString: $0) }
   }

@@ -227,7 +227,7 @@ struct Options: Equatable {
         guard let seconds = try? DecimalText.parseDouble(text), seconds > 0, seconds < 1e7 else {
           throw UsageError("--duration '\(text)' is not a positive number of seconds")
         }
-        options.duration = seconds
+        options.duration = .seconds(seconds)
       case "--raw":
         try ArgumentCursor.noValue(name, inline)
         options.raw = true

@@ -32,9 +32,6 @@ int orient_at_empty_path(void);
 /// errno like renameat2; EINVAL or ENOSYS where the filesystem or kernel lacks the flag.
 int orient_rename_noreplace(const char *from, const char *to);
 
-/// fcntl(2) F_GETFL/F_SETFL helpers (fcntl is variadic).
-int orient_fcntl_getfl(int fd);
-int orient_fcntl_setfl(int fd, int flags);
 
 /// sigprocmask(SIG_BLOCK) of the given signals, and a signalfd(2) for them; returns the fd or -1.
 /// sigaddset and friends are macros on some libcs; doing it in C keeps the set opaque to Swift.
