@@ -79,12 +79,20 @@ let package = Package(
         "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog",
       ]),
 
+    // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.
+    .target(
+      name: "ScreenRotation",
+      dependencies: [
+        "DeviceDiscovery", "EvdevKit", "CEvdev", "CLinuxShims", "SystemKit", "OrientCore",
+        "OrientLog", "JSON",
+      ]),
+
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
         "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
-        "DBusKit", "OrientClient", "OrientDaemon",
+        "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
