@@ -238,8 +238,10 @@ final class Rotator {
     do {
       signals = try loop.handleSignals([SIGINT, SIGTERM]) { [weak self] _ in self?.stop(0) }
       settleTimer = try loop.makeTimer { [weak self] in
-        self?.settling = false
-        self?.consider()
+        guard let self else { return }
+        self.settling = false
+        self.logger.debug("settled; latest orientation \(self.latest)")
+        self.consider()
       }
     } catch {
       printError("orientd rotate: cannot handle signals or make a timer: \(error)")

@@ -56,3 +56,158 @@ struct RotateTests {
     #expect(rotate.wait(timeout: 10) == 0)
   }
 }
+
+extension RotateTests {
+  @Test func hooksRunBeforeAndAfterWithTheChangeInTheirEnvironment() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    let log = state.file("hooks.log")
+    // Each hook records its stage, its environment and the transform sway has at that moment.
+    let record = { (stage: String) in
+      "echo \(stage) \"$ORIENTD_HOOK|$ORIENTATION|$ROTATION|$PREVIOUS_ORIENTATION|$OUTPUT|"
+        + "$(swaymsg -r -t get_outputs | jq -r '.[0].transform')\" >> '\(log)'"
+    }
+    let rotate = try self.rotate(
+      fixture, sway,
+      [
+        "--output", "HEADLESS-1", "--settle", "0", "--exec-before", record("B"), "--exec",
+        record("A"),
+      ], state: state)
+    #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
+    try fixture.turn(.leftUp)
+    #expect(waitFor(timeout: 10) { readFile(log).lines.count == 2 }, "\(rotate.standardError)")
+    try fixture.turn(.bottomUp)
+    #expect(waitFor(timeout: 10) { readFile(log).lines.count == 4 }, "\(rotate.standardError)")
+    #expect(
+      readFile(log).lines == [
+        "B before|left-up|90||HEADLESS-1|normal",
+        "A after|left-up|90||HEADLESS-1|90",
+        "B before|bottom-up|180|left-up|HEADLESS-1|90",
+        "A after|bottom-up|180|left-up|HEADLESS-1|180",
+      ])
+  }
+
+  @Test func lockedRotationWaitsAndUnlockAppliesTheCurrentOrientation() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    let rotate = try self.rotate(fixture, sway, ["--output", "HEADLESS-1"], state: state)
+    #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
+    var environment = fixture.bus.environment
+    environment["XDG_RUNTIME_DIR"] = state.path
+    environment["XDG_STATE_HOME"] = state.file("state")
+    let orientd = try Built.executable("orientd")
+    let lock = try ChildProcess.run(
+      [orientd, "rotate", "--lock"], environment: environment,
+      outputDirectory: state.path)
+    #expect(lock.status == 0 && lock.stdout == "locked\n", "\(lock)")
+    #expect(readFile(state.file("state/orientd/rotation-lock")) == "locked\n")
+
+    try fixture.turn(.leftUp)
+    #expect(
+      waitFor(timeout: 10) { rotate.standardError.contains("locked: not turning to left-up") },
+      "\(rotate.standardError)")
+    #expect(try sway.transform() == "normal")
+
+    let toggle = try ChildProcess.run(
+      [orientd, "rotate", "--toggle-lock"], environment: environment,
+      outputDirectory: state.path)
+    #expect(toggle.stdout == "unlocked\n", "\(toggle)")
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "90" }, "\(rotate.standardError)")
+    #expect(readFile(state.file("state/orientd/rotation-lock")) == "unlocked\n")
+
+    // Without a running instance the request changes the saved state for the next start.
+    rotate.signal(SIGTERM)
+    #expect(rotate.wait(timeout: 10) == 0)
+    let offline = try ChildProcess.run(
+      [orientd, "rotate", "--lock"], environment: environment, outputDirectory: state.path)
+    #expect(offline.status == 0 && offline.stdout == "locked\n")
+    #expect(offline.stderr.contains("no orientd rotate is running"))
+    let restarted = try self.rotate(fixture, sway, ["--output", "HEADLESS-1"], state: state)
+    #expect(waitFor(timeout: 15) { restarted.standardError.contains("rotation locked") })
+  }
+
+  @Test func aWobbleWithinTheSettleTimeTurnsOnce() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    let rotate = try self.rotate(
+      fixture, sway, ["--output", "HEADLESS-1", "--settle", "4000"], state: state)
+    #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
+    try fixture.turn(.leftUp)
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "90" })
+    // Back to normal and to left-up again while settling: orientd reports both changes...
+    try fixture.turn(.normal)
+    #expect(waitFor(timeout: 10) { (try? fixture.property("Orientation")) == "s \"normal\"" })
+    try fixture.turn(.leftUp)
+    #expect(waitFor(timeout: 10) { (try? fixture.property("Orientation")) == "s \"left-up\"" })
+    // ...and once settled, the screen has turned once.
+    #expect(
+      waitFor(timeout: 10) { rotate.standardError.contains("settled; latest orientation left-up") },
+      "\(rotate.standardError)")
+    #expect(try sway.transform() == "90")
+    #expect(rotate.standardOutput.lines.count == 1, "\(rotate.standardOutput)")
+  }
+
+  @Test func errorsSayWhatIsMissing() throws {
+    let fixture = try DaemonFixture()
+    let orientd = try Built.executable("orientd")
+    let state = try TemporaryDirectory("rotate")
+    var environment = fixture.bus.environment
+    environment["XDG_RUNTIME_DIR"] = state.path
+    for name in ["SWAYSOCK", "WAYLAND_DISPLAY", "DISPLAY", "XDG_CURRENT_DESKTOP"] {
+      environment[name] = ""
+    }
+    let bare = try ChildProcess.run(
+      ["env", "-u", "SWAYSOCK", "-u", "WAYLAND_DISPLAY", "-u", "DISPLAY", orientd, "rotate"],
+      environment: environment, outputDirectory: state.path)
+    #expect(bare.status == 69)
+    #expect(bare.stderr.contains("no compositor or X server to talk to"), "\(bare.stderr)")
+
+    environment["XDG_CURRENT_DESKTOP"] = "GNOME"
+    let gnome = try ChildProcess.run(
+      [orientd, "rotate"], environment: environment, outputDirectory: state.path)
+    #expect(gnome.status == 0)
+    #expect(gnome.stderr.contains("GNOME (mutter) turns the screen by itself"))
+
+    let sway = try HeadlessSway()
+    environment["XDG_CURRENT_DESKTOP"] = "sway"
+    let unknown = try ChildProcess.run(
+      [orientd, "rotate", "--output", "eDP-9"],
+      environment: environment.merging(sway.environment) { $1 },
+      outputDirectory: state.path)
+    #expect(unknown.status == 69)
+    #expect(
+      unknown.stderr.contains("no output named 'eDP-9' (there are: HEADLESS-1)"),
+      "\(unknown.stderr)")
+    let noPanel = try ChildProcess.run(
+      [orientd, "rotate"], environment: environment.merging(sway.environment) { $1 },
+      outputDirectory: state.path)
+    #expect(noPanel.status == 69)
+    #expect(noPanel.stderr.contains("no active built-in panel"), "\(noPanel.stderr)")
+  }
+}
+
+extension RotateTests {
+  @Test func waitsForTheServiceAndTurnsWhenItAppears() throws {
+    let bus = try PrivateBus()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    var environment = bus.environment.merging(sway.environment) { $1 }
+    environment["XDG_RUNTIME_DIR"] = state.path
+    environment["XDG_CURRENT_DESKTOP"] = "sway"
+    let rotate = try ChildProcess(
+      [try Built.executable("orientd"), "rotate", "--output", "HEADLESS-1", "--settle", "0"],
+      environment: environment, outputDirectory: state.path)
+    #expect(
+      waitFor(timeout: 15) {
+        rotate.standardError.contains("waiting for org.orientd.Orientation1")
+      },
+      "\(rotate.standardError)")
+    let fixture = try DaemonFixture(bus: bus)
+    #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
+    try fixture.turn(.rightUp)
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "270" }, "\(rotate.standardError)")
+  }
+}
