@@ -23,6 +23,10 @@ let package = Package(
     .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: apt("libexif-dev")),
     .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: apt("libevdev-dev")),
     .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: apt("libsdl2-dev")),
+    // orientd rotate on X11: Xlib, RandR (output rotation), XInput2 (touch matrices).
+    .systemLibrary(name: "CX11", pkgConfig: "x11", providers: apt("libx11-dev")),
+    .systemLibrary(name: "CXRandR", pkgConfig: "xrandr", providers: apt("libxrandr-dev")),
+    .systemLibrary(name: "CXInput", pkgConfig: "xi", providers: apt("libxi-dev")),
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
 
@@ -86,13 +90,14 @@ let package = Package(
         "DeviceDiscovery", "EvdevKit", "CEvdev", "CLinuxShims", "SystemKit", "OrientCore",
         "OrientLog", "JSON",
       ]),
+    .target(name: "X11Rotation", dependencies: ["CX11", "CXRandR", "CXInput", "ScreenRotation"]),
 
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
         "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
-        "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation",
+        "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation", "X11Rotation",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(

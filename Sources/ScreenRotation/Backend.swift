@@ -30,6 +30,13 @@ public struct Applied: Equatable, Sendable {
   public var touch: [String]
   /// Touch devices the backend could not map, with the reason.
   public var touchSkipped: [String]
+
+  /// Creates a report.
+  public init(output: OutputState, touch: [String], touchSkipped: [String]) {
+    self.output = output
+    self.touch = touch
+    self.touchSkipped = touchSkipped
+  }
 }
 
 /// A way to turn an output and its touch devices: sway's IPC, wlr-randr, X11 RandR + XInput2.

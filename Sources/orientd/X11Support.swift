@@ -1,9 +1,10 @@
 import ScreenRotation
+import X11Rotation
 
 /// Makes the X11 backend.
 enum X11Support {
-  /// The X11 backend on `display`.
+  /// The X11 backend on `display` (`$DISPLAY`).
   static func backend(display: String?) throws(RotateError) -> RotationBackend {
-    throw RotateError(.unavailable, "the X11 backend is not built yet")
+    try X11Backend(displayName: display)
   }
 }

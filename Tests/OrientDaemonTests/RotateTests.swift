@@ -211,3 +211,47 @@ extension RotateTests {
     #expect(waitFor(timeout: 10) { (try? sway.transform()) == "270" }, "\(rotate.standardError)")
   }
 }
+
+extension RotateTests {
+  @Test(.enabled(if: runsInCI || RotatingXServer.isAvailable, "Xephyr/xrandr/xinput missing"))
+  func x11RotatesTheOutputAndTheDeviceMatrix() throws {
+    let fixture = try DaemonFixture()
+    let x = try RotatingXServer()
+    let state = try TemporaryDirectory("rotate")
+    var environment = fixture.bus.environment
+    environment["DISPLAY"] = x.display
+    environment["XDG_RUNTIME_DIR"] = state.path
+    environment["XDG_CURRENT_DESKTOP"] = "i3"
+    // Xephyr's pointer stands in for a touchscreen: a real XInput slave pointer with the
+    // matrix property (no evdev devices in a nested server).
+    let device = "Xephyr virtual mouse"
+    let rotate = try ChildProcess(
+      [
+        try Built.executable("orientd"), "rotate", "-v", "--backend", "x11", "--output",
+        "default", "--touch", device, "--touch-only", "--settle", "0", "--json",
+      ], environment: environment, outputDirectory: state.path)
+    #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
+    #expect(try x.rotation() == "normal")
+    for (orientation, rotation, matrix) in [
+      (Orientation.leftUp, "left", [0.0, -1, 1, 1, 0, 0, 0, 0, 1]),
+      (.bottomUp, "inverted", [-1, 0, 1, 0, -1, 1, 0, 0, 1]),
+      (.rightUp, "right", [0, 1, 0, -1, 0, 1, 0, 0, 1]),
+      (.normal, "normal", [1, 0, 0, 0, 1, 0, 0, 0, 1]),
+    ] {
+      try fixture.turn(orientation)
+      #expect(
+        waitFor(timeout: 10) {
+          rotate.standardOutput.lines.last.flatMap { try? JSONValue(parsing: $0) }?["orientation"]
+            == .string(orientation.rawValue)
+        }, "\(orientation): \(rotate.standardError)")
+      let line = try JSONValue(parsing: rotate.standardOutput.lines.last ?? "")
+      #expect(line["touch"] == .array([.string(device)]))
+      #expect(try x.rotation() == rotation)
+      let read = try x.matrix(device)
+      #expect(read == matrix, "\(orientation): \(read)")
+    }
+    // The screen follows the output: portrait after a quarter turn was 800x1280.
+    rotate.signal(SIGTERM)
+    #expect(rotate.wait(timeout: 10) == 0)
+  }
+}

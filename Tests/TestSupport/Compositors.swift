@@ -86,3 +86,98 @@ public final class HeadlessSway {
     return nil
   }
 }
+
+/// A real X server that rotates: Xephyr (RandR with all four rotations) nested in Xvfb.
+/// Xorg with the dummy driver offers only `normal`, and Xvfb refuses `xrandr -o left`.
+public final class RotatingXServer {
+  /// `DISPLAY` of the Xephyr server.
+  public let display: String
+  private let host: ChildProcess
+  private let server: ChildProcess
+  private let logs: TemporaryDirectory
+
+  /// Whether Xvfb, Xephyr, xrandr and xinput are installed.
+  public static var isAvailable: Bool {
+    let paths: [String] = [
+      "/usr/bin/Xvfb", "/usr/bin/Xephyr", "/usr/bin/xrandr", "/usr/bin/xinput",
+    ]
+    return paths.allSatisfy { access($0, X_OK) == 0 }
+  }
+
+  /// Starts Xvfb on a free display and a 1024x768 Xephyr inside it (Xephyr's RandR screen is at
+  /// most 1600x1200, so a turned 1280x800 would not fit).
+  public init() throws {
+    logs = try TemporaryDirectory("x11")
+    // Two free display numbers in a row (no lock file, no socket).
+    var base = 40 + Int(getpid() % 400)
+    while (0..<2).contains(where: {
+      access("/tmp/.X\(base + $0)-lock", F_OK) == 0
+        || access("/tmp/.X11-unix/X\(base + $0)", F_OK) == 0
+    }) {
+      base += 2
+    }
+    host = try ChildProcess(
+      ["Xvfb", ":\(base)", "-screen", "0", "1600x1600x24", "-nolisten", "tcp", "-noreset"],
+      outputDirectory: logs.path)
+    let hostDisplay = ":\(base)"
+    guard waitFor(timeout: 15, { access("/tmp/.X11-unix/X\(base)", F_OK) == 0 }) else {
+      throw TestFailure("Xvfb did not start: \(host.standardError)")
+    }
+    display = ":\(base + 1)"
+    server = try ChildProcess(
+      ["Xephyr", display, "-screen", "1024x768", "-nolisten", "tcp", "-noreset"],
+      environment: ["DISPLAY": hostDisplay], outputDirectory: logs.path)
+    let logs = logs
+    let display = display
+    guard
+      waitFor(
+        timeout: 15,
+        {
+          (try? ChildProcess.run(
+            ["xrandr", "-q"], environment: ["DISPLAY": display], outputDirectory: logs.path))?
+            .status == 0
+        })
+    else {
+      throw TestFailure("Xephyr did not start: \(server.standardError)")
+    }
+  }
+
+  /// Runs an X client (xrandr, xinput) on this display.
+  public func run(_ arguments: [String]) throws -> String {
+    try ChildProcess.run(arguments, environment: ["DISPLAY": display], outputDirectory: logs.path)
+      .stdout
+  }
+
+  /// The rotation xrandr reports for `output` (`normal`, `left`, `inverted`, `right`).
+  public func rotation(_ output: String = "default") throws -> String? {
+    for line in try run(["xrandr", "-q"]).split(separator: "\n")
+    where line.hasPrefix("\(output) connected") {
+      let words = line.split(separator: " ").map(String.init)
+      // "default connected 800x1280+0+0 left (normal left ...": the word after the geometry.
+      guard let geometry = words.firstIndex(where: { $0.contains("+") }),
+        geometry + 1 < words.count
+      else { return nil }
+      let next = words[geometry + 1]
+      return next.hasPrefix("(") ? "normal" : next
+    }
+    return nil
+  }
+
+  /// A device's "Coordinate Transformation Matrix" from `xinput list-props`.
+  public func matrix(_ device: String) throws -> [Double] {
+    for line in try run(["xinput", "list-props", device]).split(separator: "\n")
+    where line.contains("Coordinate Transformation Matrix") {
+      guard let colon = line.lastIndex(of: ":") else { return [] }
+      return line[line.index(after: colon)...].split(separator: ",").compactMap {
+        Double($0.trimmingCharacters(in: " \t"))
+      }
+    }
+    return []
+  }
+}
+
+extension Substring {
+  fileprivate func trimmingCharacters(in set: String) -> String {
+    String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+  }
+}
