@@ -151,6 +151,7 @@ let package = Package(
         "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore", "JSON",
         "TestSupport",
       ]),
+    .testTarget(name: "ScreenRotationTests", dependencies: ["ScreenRotation", "OrientCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),

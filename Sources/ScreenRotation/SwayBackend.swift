@@ -19,7 +19,7 @@ public final class SwayBackend: RotationBackend {
     return (reply.arrayValue ?? []).compactMap { output in
       guard let name = output["name"]?.stringValue else { return nil }
       return OutputState(
-        name: name, turn: output["transform"]?.stringValue.flatMap(Turn.init(name:)),
+        name: name, turn: output["transform"]?.stringValue.flatMap(Turn.init(swayName:)),
         active: output["active"]?.boolValue ?? true)
     }
   }
@@ -72,15 +72,15 @@ public final class SwayBackend: RotationBackend {
     }
     // Touch coordinates follow the output's transform in sway once mapped, so the mapping above
     // is right for every turn and needs no undo if the turn below fails.
-    try ipc.run("output \(quoted(output)) transform \(turn.waylandName)")
+    try ipc.run("output \(quoted(output)) transform \(turn.swayName)")
     guard let now = try outputs().first(where: { $0.name == output }) else {
       throw RotateError(.unavailable, "sway: output \(output) disappeared while turning it")
     }
     guard now.turn == turn else {
       throw RotateError(
         .software,
-        "sway accepted 'transform \(turn.waylandName)' for \(output) but reports "
-          + "\(now.turn?.waylandName ?? "a flipped transform")")
+        "sway accepted 'transform \(turn.swayName)' for \(output) but reports "
+          + "\(now.turn?.swayName ?? "a flipped transform")")
     }
     return Applied(output: now, touch: names, touchSkipped: [])
   }

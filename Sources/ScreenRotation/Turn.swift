@@ -3,9 +3,11 @@ import OrientCore
 /// A screen rotation in quarter turns, as compositors name them: the transform that keeps the
 /// picture upright when the device is held in an `Orientation`.
 ///
-/// The convention is the one GNOME (mutter), KDE and rot8 use: `left-up` (the device turned
-/// 90° clockwise, orientd's rotation 90) is wl_output transform `90` (sway `transform 90`,
-/// wlr-randr `--transform 90`) and RandR `RR_Rotate_90` (xrandr `left`).
+/// The convention is GNOME's (mutter): `left-up` (the device turned 90° clockwise, orientd's
+/// rotation 90) is `WL_OUTPUT_TRANSFORM_90` (wlr-randr `--transform 90`) and RandR
+/// `RR_Rotate_90` (xrandr `left`): the picture turned a quarter counter-clockwise on the
+/// panel. sway spells rotations clockwise (it inverts 90 and 270 when it parses `transform`,
+/// and its IPC reports its own spelling), so there `left-up` is `transform 270`: `swayName`.
 public enum Turn: Int, CaseIterable, Sendable, CustomStringConvertible {
   /// Upright.
   case normal = 0
@@ -33,8 +35,27 @@ public enum Turn: Int, CaseIterable, Sendable, CustomStringConvertible {
     return Turn(degrees: device + (natural.clockwiseRotation ?? 0))
   }
 
-  /// sway's and wl_output's name: `normal`, `90`, `180`, `270`.
+  /// wl_output's name (wlr-output-management, wlr-randr): `normal`, `90`, `180`, `270`.
   public var waylandName: String { self == .normal ? "normal" : String(rawValue) }
+
+  /// sway's name for the same transform (`output NAME transform T`, `GET_OUTPUTS`): 90 and
+  /// 270 swapped, because sway counts clockwise.
+  public var swayName: String {
+    switch self {
+    case .quarter: return "270"
+    case .threeQuarters: return "90"
+    default: return waylandName
+    }
+  }
+
+  /// The turn sway reports as `name` in `GET_OUTPUTS` (its clockwise spelling).
+  public init?(swayName name: String) {
+    switch name {
+    case "90": self = .threeQuarters
+    case "270": self = .quarter
+    default: self.init(name: name)
+    }
+  }
 
   /// xrandr's name: `normal`, `left`, `inverted`, `right`.
   public var randrName: String {

@@ -36,8 +36,10 @@ struct RotateTests {
     #expect(
       waitFor(timeout: 15) { rotate.standardError.contains("following org.orientd.Orientation1") },
       "\(rotate.standardError)")
-    for (orientation, transform) in [
-      (Orientation.leftUp, "90"), (.bottomUp, "180"), (.rightUp, "270"), (.normal, "normal"),
+    // sway spells transforms clockwise: left-up (wl_output 90, xrandr left) is its 270.
+    for (orientation, transform, wayland) in [
+      (Orientation.leftUp, "270", "90"), (.bottomUp, "180", "180"), (.rightUp, "90", "270"),
+      (.normal, "normal", "normal"),
     ] {
       try fixture.turn(orientation)
       #expect(
@@ -46,7 +48,7 @@ struct RotateTests {
       #expect(
         waitFor(timeout: 5) {
           rotate.standardOutput.lines.last.flatMap { try? JSONValue(parsing: $0) }?["transform"]
-            == .string(transform)
+            == .string(wayland)
         }, "\(rotate.standardOutput)")
     }
     let last = try JSONValue(parsing: rotate.standardOutput.lines.last ?? "")
@@ -82,8 +84,8 @@ extension RotateTests {
     #expect(
       readFile(log).lines == [
         "B before|left-up|90||HEADLESS-1|normal",
-        "A after|left-up|90||HEADLESS-1|90",
-        "B before|bottom-up|180|left-up|HEADLESS-1|90",
+        "A after|left-up|90||HEADLESS-1|270",
+        "B before|bottom-up|180|left-up|HEADLESS-1|270",
         "A after|bottom-up|180|left-up|HEADLESS-1|180",
       ])
   }
@@ -114,7 +116,7 @@ extension RotateTests {
       [orientd, "rotate", "--toggle-lock"], environment: environment,
       outputDirectory: state.path)
     #expect(toggle.stdout == "unlocked\n", "\(toggle)")
-    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "90" }, "\(rotate.standardError)")
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "270" }, "\(rotate.standardError)")
     #expect(readFile(state.file("state/orientd/rotation-lock")) == "unlocked\n")
 
     // Without a running instance the request changes the saved state for the next start.
@@ -136,7 +138,7 @@ extension RotateTests {
       fixture, sway, ["--output", "HEADLESS-1", "--settle", "4000"], state: state)
     #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
     try fixture.turn(.leftUp)
-    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "90" })
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "270" })
     // Back to normal and to left-up again while settling: orientd reports both changes...
     try fixture.turn(.normal)
     #expect(waitFor(timeout: 10) { (try? fixture.property("Orientation")) == "s \"normal\"" })
@@ -146,7 +148,7 @@ extension RotateTests {
     #expect(
       waitFor(timeout: 10) { rotate.standardError.contains("settled; latest orientation left-up") },
       "\(rotate.standardError)")
-    #expect(try sway.transform() == "90")
+    #expect(try sway.transform() == "270")
     #expect(rotate.standardOutput.lines.count == 1, "\(rotate.standardOutput)")
   }
 
@@ -208,7 +210,7 @@ extension RotateTests {
     let fixture = try DaemonFixture(bus: bus)
     #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
     try fixture.turn(.rightUp)
-    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "270" }, "\(rotate.standardError)")
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "90" }, "\(rotate.standardError)")
   }
 }
 
