@@ -257,3 +257,98 @@ extension RotateTests {
     #expect(rotate.wait(timeout: 10) == 0)
   }
 }
+
+/// udev's view of a laptop's input devices for `umockdev-run -d`: an I2C-HID touchscreen
+/// (ID_INPUT_TOUCHSCREEN), a pen tablet bound to another output (WL_OUTPUT), a keyboard.
+let touchDevices = """
+  P: /devices/pci0000:00/0000:00:15.0/i2c_designware.0/i2c-1/i2c-ELAN9008:00/0018:04F3:2C82.0001/input/input12/event12
+  N: input/event12
+  E: DEVNAME=/dev/input/event12
+  E: ID_INPUT=1
+  E: ID_INPUT_TOUCHSCREEN=1
+  E: MAJOR=13
+  E: MINOR=76
+  E: SUBSYSTEM=input
+  A: dev=13:76
+  L: device=../../input12
+
+  P: /devices/pci0000:00/0000:00:15.0/i2c_designware.0/i2c-1/i2c-ELAN9008:00/0018:04F3:2C82.0001/input/input12
+  E: ID_INPUT=1
+  E: ID_INPUT_TOUCHSCREEN=1
+  E: NAME="ELAN9008:00 04F3:2C82"
+  E: SUBSYSTEM=input
+  A: name=ELAN9008:00 04F3:2C82
+  A: id/vendor=04f3
+  A: id/product=2c82
+
+  P: /devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.0/0003:056A:0357.0002/input/input20/event20
+  N: input/event20
+  E: DEVNAME=/dev/input/event20
+  E: ID_INPUT=1
+  E: ID_INPUT_TABLET=1
+  E: WL_OUTPUT=HDMI-A-1
+  E: MAJOR=13
+  E: MINOR=84
+  E: SUBSYSTEM=input
+  A: dev=13:84
+  L: device=../../input20
+
+  P: /devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.0/0003:056A:0357.0002/input/input20
+  E: NAME="Wacom Intuos Pro M Pen"
+  E: SUBSYSTEM=input
+  A: name=Wacom Intuos Pro M Pen
+  A: id/vendor=056a
+  A: id/product=0357
+
+  P: /devices/platform/i8042/serio0/input/input2/event2
+  N: input/event2
+  E: DEVNAME=/dev/input/event2
+  E: ID_INPUT=1
+  E: ID_INPUT_KEY=1
+  E: MAJOR=13
+  E: MINOR=66
+  E: SUBSYSTEM=input
+  A: dev=13:66
+  L: device=../../input2
+
+  P: /devices/platform/i8042/serio0/input/input2
+  E: NAME="AT Translated Set 2 keyboard"
+  E: SUBSYSTEM=input
+  A: name=AT Translated Set 2 keyboard
+
+  """
+
+extension RotateTests {
+  /// Touch devices are found by their udev properties: the touchscreen is mapped to the output
+  /// with sway's identifier for it (vendor:product:name); the pen bound to HDMI-A-1 and the
+  /// keyboard are left alone; sway accepts the mapping before the output turns.
+  @Test func touchscreensFoundByUdevAreMappedToTheOutput() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    let devices = state.file("touch.umockdev")
+    try writeFile(devices, touchDevices)
+    var environment = fixture.bus.environment.merging(sway.environment) { $1 }
+    environment["XDG_RUNTIME_DIR"] = state.path
+    environment["XDG_CURRENT_DESKTOP"] = "sway"
+    let rotate = try ChildProcess(
+      [
+        "umockdev-run", "-d", devices, "--", try Built.executable("orientd"), "rotate", "-v",
+        "--output", "HEADLESS-1", "--settle", "0", "--json", "--touch", "extra-pen",
+      ], environment: environment, outputDirectory: state.path)
+    #expect(
+      waitFor(timeout: 15) { rotate.standardError.contains("following ") },
+      "\(rotate.standardError)")
+    #expect(
+      rotate.standardError.contains(
+        "touch: ELAN9008:00 04F3:2C82 (touchscreen), extra-pen (named)"),
+      "\(rotate.standardError)")
+    try fixture.turn(.leftUp)
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "270" }, "\(rotate.standardError)")
+    #expect(
+      waitFor(timeout: 5) {
+        rotate.standardOutput.lines.last.flatMap { try? JSONValue(parsing: $0) }?["touch"]
+          == .array([.string("1267:11394:ELAN9008:00_04F3:2C82"), .string("extra-pen")])
+      }, "\(rotate.standardOutput)")
+  }
+}
