@@ -117,6 +117,12 @@ let package = Package(
       name: "claims-bench", dependencies: ["DBusKit", "SystemKit", "JSON"],
       path: "Benchmarks/claims-bench"),
 
+    // Turn to output transform applied: orientd rotate on a headless sway vs rot8's polling
+    // (scripts/bench/rotate.sh). Uses the test fixtures (private bus, umockdev, sway).
+    .executableTarget(
+      name: "rotate-bench", dependencies: ["TestSupport", "ScreenRotation", "JSON"],
+      path: "Benchmarks/rotate-bench"),
+
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
     .target(name: "TestSupport", dependencies: ["JSON"], path: "Tests/TestSupport"),
