@@ -352,3 +352,20 @@ extension RotateTests {
       }, "\(rotate.standardOutput)")
   }
 }
+
+extension RotateTests {
+  /// A panel mounted right-up (portrait-native in a landscape device): upright needs the
+  /// panel's own quarter turn, and the device's turns are added to it.
+  @Test func aPortraitNativePanelIsComposedIn() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    let rotate = try self.rotate(
+      fixture, sway, ["--output", "HEADLESS-1", "--settle", "0", "--natural", "right-up"],
+      state: state)
+    // Upright at start: wl_output 270, which sway spells 90.
+    #expect(waitFor(timeout: 15) { (try? sway.transform()) == "90" }, "\(rotate.standardError)")
+    try fixture.turn(.leftUp)  // 90 + 270 = 0
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "normal" }, "\(rotate.standardError)")
+  }
+}
