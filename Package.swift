@@ -120,7 +120,7 @@ let package = Package(
     // Turn to output transform applied: orientd rotate on a headless sway vs rot8's polling
     // (scripts/bench/rotate.sh). Uses the test fixtures (private bus, umockdev, sway).
     .executableTarget(
-      name: "rotate-bench", dependencies: ["TestSupport", "ScreenRotation", "JSON"],
+      name: "rotate-bench", dependencies: ["TestSupport", "ScreenRotation", "SystemKit", "JSON"],
       path: "Benchmarks/rotate-bench"),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private

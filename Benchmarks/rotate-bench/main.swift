@@ -16,6 +16,7 @@
 import Glibc
 import JSON
 import ScreenRotation
+import SystemKit
 import TestSupport
 
 func now() -> Double {
@@ -44,13 +45,13 @@ while let argument = arguments.popFirst() {
   case "--turns":
     guard let value = arguments.popFirst().flatMap({ Int($0) }), value > 0 else {
       print("rotate-bench: --turns needs a positive number")
-      exit(64)
+      exit(ExitStatus.usage)
     }
     turns = value
   case "--json": json = true
   default:
     print("usage: rotate-bench [--turns N] [--json]")
-    exit(argument == "--help" ? 0 : 64)
+    exit(argument == "--help" ? ExitStatus.success : ExitStatus.usage)
   }
 }
 
@@ -169,13 +170,14 @@ do {
     print("turn -> output transform applied, \(turns) turns on headless sway")
     for (name, values) in rows {
       let label = name.padding(48)
-      print("  \(label) median \(ms(percentile(values, 50))) ms  p95 \(ms(percentile(values, 95))) ms")
+      print(
+        "  \(label) median \(ms(percentile(values, 50))) ms  p95 \(ms(percentile(values, 95))) ms")
     }
     print("  rot8/orientd median ratio: \(String((rMedian / oMedian * 10).rounded() / 10))x")
   }
 } catch {
   print("rotate-bench: \(error)")
-  exit(70)
+  exit(ExitStatus.software)
 }
 
 extension String {
