@@ -369,3 +369,112 @@ extension RotateTests {
     #expect(waitFor(timeout: 10) { (try? sway.transform()) == "normal" }, "\(rotate.standardError)")
   }
 }
+
+/// An intel-vbtn switch device ("Intel Virtual Switches", EV_SW with SW_TABLET_MODE, off) for
+/// umockdev-run: the udev record, the evdev ioctls libevdev asks (answered with the sizes
+/// libevdev 1.13 uses, as Tests/SessionTests/Fixtures/make-key-fixtures.py explains), and its
+/// events in evemu's format: tablet mode on at 0.5 s, off at `offAt` s.
+enum TabletSwitch {
+  static let node = "/dev/input/event7"
+  static let record = """
+    P: /devices/platform/INT33D6:00/input/input7/event7
+    N: input/event7
+    E: DEVNAME=/dev/input/event7
+    E: ID_INPUT=1
+    E: ID_INPUT_SWITCH=1
+    E: MAJOR=13
+    E: MINOR=71
+    E: SUBSYSTEM=input
+    A: dev=13:71
+    L: device=../../input7
+
+    P: /devices/platform/INT33D6:00/input/input7
+    E: EV=21
+    E: ID_INPUT=1
+    E: ID_INPUT_SWITCH=1
+    E: NAME="Intel Virtual Switches"
+    E: SUBSYSTEM=input
+    A: capabilities/ev=21
+    A: capabilities/sw=2
+    A: name=Intel Virtual Switches
+
+    P: /devices/platform/INT33D6:00
+    E: DRIVER=intel-vbtn
+    E: SUBSYSTEM=platform
+
+    """
+
+  static var ioctls: String {
+    func zeros(_ n: Int) -> String { String(repeating: "00", count: n) }
+    let name = Array("Intel Virtual Switches".utf8) + [0]
+    let nameHex = name.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }
+      .joined()
+    return [
+      "EVIOCGVERSION 0 01000100",
+      "EVIOCGID 0 1900000001000000",
+      "EVIOCGNAME(0) \(name.count) \(nameHex)\(zeros(255 - name.count))",
+      "EVIOCGPROP(0) 8 \(zeros(8))",
+      "EVIOCGBIT(0) 8 21\(zeros(7))",  // EV_SYN, EV_SW
+      "EVIOCGBIT(1) 96 \(zeros(96))",
+      "EVIOCGBIT(2) 8 \(zeros(8))",
+      "EVIOCGBIT(3) 8 \(zeros(8))",
+      "EVIOCGBIT(17) 8 \(zeros(8))",
+      "EVIOCGBIT(5) 8 02\(zeros(7))",  // SW_TABLET_MODE (1)
+      "EVIOCGBIT(4) 8 \(zeros(8))",
+      "EVIOCGBIT(21) 16 \(zeros(16))",
+      "EVIOCGBIT(18) 8 \(zeros(8))",
+      "EVIOCGKEY(0) 96 \(zeros(96))",
+      "EVIOCGLED(0) 8 \(zeros(8))",
+      "EVIOCGSW(0) 8 \(zeros(8))",
+    ].joined(separator: "\n") + "\n"
+  }
+
+  static func events(offAt: Double) -> String {
+    """
+    E: 0.500000 0005 0001 1
+    E: 0.500000 0000 0000 0
+    E: \(String(offAt)) 0005 0001 0
+    E: \(String(offAt)) 0000 0000 0
+
+    """
+  }
+}
+
+extension RotateTests {
+  /// `--when tablet`: turns while SW_TABLET_MODE is on, not after it went off.
+  @Test func onlyInTabletModeWithWhenTablet() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    try writeFile(state.file("switch.umockdev"), TabletSwitch.record)
+    try writeFile(state.file("switch.ioctl"), TabletSwitch.ioctls)
+    try writeFile(state.file("switch.events"), TabletSwitch.events(offAt: 8))
+    var environment = fixture.bus.environment.merging(sway.environment) { $1 }
+    environment["XDG_RUNTIME_DIR"] = state.path
+    environment["XDG_CURRENT_DESKTOP"] = "sway"
+    let rotate = try ChildProcess(
+      [
+        "umockdev-run", "-d", state.file("switch.umockdev"),
+        "-i", "\(TabletSwitch.node)=\(state.file("switch.ioctl"))",
+        "-e", "\(TabletSwitch.node)=\(state.file("switch.events"))", "--",
+        try Built.executable("orientd"), "rotate", "-v", "--output", "HEADLESS-1", "--settle",
+        "0", "--when", "tablet",
+      ], environment: environment, outputDirectory: state.path)
+    #expect(
+      waitFor(timeout: 15) {
+        rotate.standardError.contains("following ")
+          && rotate.standardError.contains("tablet mode on")
+      }, "\(rotate.standardError)")
+    try fixture.turn(.leftUp)
+    #expect(waitFor(timeout: 6) { (try? sway.transform()) == "270" }, "\(rotate.standardError)")
+    #expect(
+      waitFor(timeout: 15) { rotate.standardError.contains("tablet mode off") },
+      "\(rotate.standardError)")
+    try fixture.turn(.bottomUp)
+    #expect(
+      waitFor(timeout: 10) {
+        rotate.standardError.contains("not in tablet mode: not turning to bottom-up")
+      }, "\(rotate.standardError)")
+    #expect(try sway.transform() == "270")
+  }
+}
