@@ -478,3 +478,44 @@ extension RotateTests {
     #expect(try sway.transform() == "270")
   }
 }
+
+extension RotateTests {
+  /// A turn the X server cannot take (Xephyr's screen is at most 1600x1200, a turned 1280x800
+  /// needs 800x1280) changes nothing: neither the rotation nor the touch matrix.
+  @Test(.enabled(if: runsInCI || RotatingXServer.isAvailable, "Xephyr/xrandr/xinput missing"))
+  func x11TurnThatCannotFitChangesNothing() throws {
+    let fixture = try DaemonFixture()
+    let x = try RotatingXServer(size: "1280x800")
+    let state = try TemporaryDirectory("rotate")
+    var environment = fixture.bus.environment
+    environment["DISPLAY"] = x.display
+    environment["XDG_RUNTIME_DIR"] = state.path
+    environment["XDG_CURRENT_DESKTOP"] = "i3"
+    let device = "Xephyr virtual mouse"
+    let rotate = try ChildProcess(
+      [
+        try Built.executable("orientd"), "rotate", "--output", "default", "--touch", device,
+        "--touch-only", "--settle", "0",
+      ], environment: environment, outputDirectory: state.path)
+    #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
+    try fixture.turn(.leftUp)
+    #expect(
+      waitFor(timeout: 10) { rotate.standardError.contains("this X server allows at most") },
+      "\(rotate.standardError)")
+    #expect(rotate.standardError.contains("nothing changed"))
+    #expect(try x.rotation() == "normal")
+    #expect(try x.matrix(device) == [1, 0, 0, 0, 1, 0, 0, 0, 1])
+    #expect(rotate.isRunning)
+  }
+
+  @Test func onceAppliesTheCurrentOrientationAndExits() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    // Unclaimed, orientd does not read the sensor; the claim's first reading is this one.
+    try fixture.turn(.bottomUp)
+    let once = try self.rotate(fixture, sway, ["--output", "HEADLESS-1", "--once"], state: state)
+    #expect(once.wait(timeout: 15) == 0, "\(once.standardError)")
+    #expect(try sway.transform() == "180")
+  }
+}

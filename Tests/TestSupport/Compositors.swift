@@ -106,7 +106,7 @@ public final class RotatingXServer {
 
   /// Starts Xvfb on a free display and a 1024x768 Xephyr inside it (Xephyr's RandR screen is at
   /// most 1600x1200, so a turned 1280x800 would not fit).
-  public init() throws {
+  public init(size: String = "1024x768") throws {
     logs = try TemporaryDirectory("x11")
     // Two free display numbers in a row (no lock file, no socket).
     var base = 40 + Int(getpid() % 400)
@@ -125,7 +125,7 @@ public final class RotatingXServer {
     }
     display = ":\(base + 1)"
     server = try ChildProcess(
-      ["Xephyr", display, "-screen", "1024x768", "-nolisten", "tcp", "-noreset"],
+      ["Xephyr", display, "-screen", size, "-nolisten", "tcp", "-noreset"],
       environment: ["DISPLAY": hostDisplay], outputDirectory: logs.path)
     let logs = logs
     let display = display
