@@ -160,7 +160,10 @@ final class Rotator {
   private let client: OrientClient
   private let hooks: Hooks
   private let outputName: String
-  private let touch: [TouchDevice]
+  /// The devices to map, found again before each turn (a touchscreen or pen plugged in since
+  /// then is mapped at the next turn).
+  private var touch: [TouchDevice]
+  private var udev: UdevContext?
   private let statePath: String?
   private var lockServer: LockServer?
   private var tablet: TabletModeSwitch?
@@ -194,21 +197,14 @@ final class Rotator {
     } else {
       outputName = options.output ?? "eDP-1"
     }
-    var devices: [TouchDevice] = []
     if !options.touchOnly, backend != nil {
       do {
-        let udev = try UdevContext()
-        devices = try TouchDiscovery.devices(for: outputName, udev: udev)
-      } catch let error as RotateError {
-        throw error
+        udev = try UdevContext()
       } catch {
         throw RotateError(.osError, "cannot start libudev: \(error)")
       }
     }
-    for name in options.touch where !devices.contains(where: { $0.name == name }) {
-      devices.append(TouchDevice(name: name, kind: .named))
-    }
-    touch = devices
+    touch = try Rotator.touchDevices(options, output: outputName, udev: udev)
     statePath = RotationLock.statePath(environment)
     locked = RotationLock.load(statePath)
     do {
@@ -386,7 +382,30 @@ final class Rotator {
     apply(target, orientation: latest)
   }
 
+  /// The udev-found devices bound to `output` (unless `--touch-only`) and the `--touch` ones.
+  static func touchDevices(_ options: RotateOptions, output: String, udev: UdevContext?)
+    throws(RotateError) -> [TouchDevice]
+  {
+    var devices =
+      try udev.map { udev throws(RotateError) in
+        try TouchDiscovery.devices(for: output, udev: udev)
+      } ?? []
+    for name in options.touch where !devices.contains(where: { $0.name == name }) {
+      devices.append(TouchDevice(name: name, kind: .named))
+    }
+    return devices
+  }
+
   private func apply(_ turn: Turn, orientation: Orientation) {
+    do {
+      let now = try Rotator.touchDevices(options, output: outputName, udev: udev)
+      if now != touch {
+        logger.notice("touch devices now: \(now.map(\.name).joined(separator: ", "))")
+        touch = now
+      }
+    } catch {
+      logger.warning("cannot list touch devices again (\(error.message)); keeping the last list")
+    }
     let previous = appliedOrientation?.rawValue
     let environment = { (stage: Hooks.Stage) in
       Hooks.environment(
