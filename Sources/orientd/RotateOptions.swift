@@ -89,6 +89,7 @@ struct RotateOptions: Equatable {
   static func parse(_ cursor: inout ArgumentCursor) throws(UsageError) -> Options.Command {
     var options = RotateOptions()
     var daemonOnly: [String] = []
+    var lockFlag = ""
     while let argument = cursor.next() {
       let (name, inline) = ArgumentCursor.split(argument)
       switch name {
@@ -108,6 +109,7 @@ struct RotateOptions: Equatable {
           throw UsageError("only one of --lock, --unlock, --toggle-lock, --lock-status")
         }
         options.lockRequest = request
+        lockFlag = name
       case "--output":
         options.output = try cursor.value(for: name, inline: inline)
         daemonOnly.append(name)
@@ -176,8 +178,8 @@ struct RotateOptions: Equatable {
             ? "unknown option '\(argument)' for rotate" : "unexpected argument '\(argument)'")
       }
     }
-    if let request = options.lockRequest, let wrong = daemonOnly.first {
-      throw UsageError("\(wrong) does not apply with --\(request.rawValue)")
+    if options.lockRequest != nil, let wrong = daemonOnly.first {
+      throw UsageError("\(wrong) does not apply with \(lockFlag)")
     }
     if options.touchOnly && options.touch.isEmpty {
       throw UsageError("--touch-only needs at least one --touch NAME")
