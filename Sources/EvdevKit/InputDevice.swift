@@ -127,6 +127,18 @@ public final class InputDevice {
     libevdev_has_event_code(handle, UInt32(EV_KEY), code) == 1
   }
 
+  /// Whether the device has switch `code` (`libevdev_has_event_code(EV_SW, code)`), e.g.
+  /// `SW_TABLET_MODE`.
+  public func hasSwitch(_ code: UInt32) -> Bool {
+    libevdev_has_event_code(handle, UInt32(EV_SW), code) == 1
+  }
+
+  /// The current state of switch `code` as libevdev tracks it (`libevdev_get_event_value`):
+  /// read from the kernel when opened and updated by `readEvents`.
+  public func switchValue(_ code: UInt32) -> Int32 {
+    libevdev_get_event_value(handle, UInt32(EV_SW), code)
+  }
+
   /// Whether the device produces anything besides the keys in `codes` (other keys, switches,
   /// relative or absolute axes, LEDs...): what a grab would take away from the rest of the
   /// system, so it has to be passed on through uinput.

@@ -53,3 +53,9 @@ int orient_set_mmap_threshold(int bytes);
 /// malloc_trim(0) (<malloc.h>): gives freed heap memory back to the system. Returns 1 if any
 /// was released.
 int orient_malloc_trim(void);
+
+/// pipe2(2) with O_CLOEXEC (glibc declares pipe2 only with _GNU_SOURCE).
+int orient_pipe_cloexec(int fds[2]);
+
+/// accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK (accept4 needs _GNU_SOURCE).
+int orient_accept_cloexec(int fd);
