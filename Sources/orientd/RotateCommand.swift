@@ -22,17 +22,17 @@ enum RotateCommand {
     switch makeBackend(options, environment: environment) {
     case .success(let made): backend = made
     case .failure(let error) where error.status == .success:
-      printError("orientd rotate: \(error.message)")
+      StandardStream.error.writeLine("orientd rotate: \(error.message)")
       return 0
     case .failure(let error):
-      printError("orientd rotate: \(error.message)")
+      StandardStream.error.writeLine("orientd rotate: \(error.message)")
       return error.status.rawValue
     }
     let loop: EventLoop
     do {
       loop = try EventLoop()
     } catch {
-      printError("orientd rotate: cannot create the event loop: \(error)")
+      StandardStream.error.writeLine("orientd rotate: cannot create the event loop: \(error)")
       return ExitStatus.osError.rawValue
     }
     let rotator: Rotator
@@ -40,7 +40,7 @@ enum RotateCommand {
       rotator = try Rotator(
         options: options, backend: backend, environment: environment, loop: loop, logger: logger)
     } catch {
-      printError("orientd rotate: \(error.message)")
+      StandardStream.error.writeLine("orientd rotate: \(error.message)")
       return error.status.rawValue
     }
     return rotator.run()
@@ -54,16 +54,16 @@ enum RotateCommand {
     if let socket = RotationLock.socketPath(environment) {
       do {
         if let answer = try RotationLock.send(request, socketPath: socket) {
-          SensorCommandSupport.writeLine(answer)
+          StandardStream.output.writeLine(answer)
           return .success
         }
       } catch {
-        printError("orientd rotate: \(error.message)")
+        StandardStream.error.writeLine("orientd rotate: \(error.message)")
         return error.status
       }
     }
     guard let path = RotationLock.statePath(environment) else {
-      printError("orientd rotate: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the lock")
+      StandardStream.error.writeLine("orientd rotate: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the lock")
       return .configuration
     }
     let was = RotationLock.load(path)
@@ -78,12 +78,12 @@ enum RotateCommand {
       do {
         try RotationLock.save(locked, to: path)
       } catch {
-        printError("orientd rotate: \(error.message)")
+        StandardStream.error.writeLine("orientd rotate: \(error.message)")
         return error.status
       }
-      printError("orientd rotate: no orientd rotate is running; saved for its next start")
+      StandardStream.error.writeLine("orientd rotate: no orientd rotate is running; saved for its next start")
     }
-    SensorCommandSupport.writeLine(locked ? "locked" : "unlocked")
+    StandardStream.output.writeLine(locked ? "locked" : "unlocked")
     return .success
   }
 
@@ -240,7 +240,7 @@ final class Rotator {
         self.consider()
       }
     } catch {
-      printError("orientd rotate: cannot handle signals or make a timer: \(error)")
+      StandardStream.error.writeLine("orientd rotate: cannot handle signals or make a timer: \(error)")
       return ExitStatus.osError.rawValue
     }
     lockServer?.handler = { [weak self] request in self?.lockRequest(request) ?? false }
@@ -249,7 +249,7 @@ final class Rotator {
       self?.consider()
     }
     client.connection.onDisconnect = { [weak self] in
-      printError("orientd rotate: lost the connection to the bus")
+      StandardStream.error.writeLine("orientd rotate: lost the connection to the bus")
       self?.status = ExitStatus.unavailable.rawValue
       self?.stopping = true
       self?.loop.stop()
@@ -263,7 +263,7 @@ final class Rotator {
     do {
       try loop.run()
     } catch {
-      printError("orientd rotate: \(error)")
+      StandardStream.error.writeLine("orientd rotate: \(error)")
       return ExitStatus.software.rawValue
     }
     wait?.cancel()
@@ -300,7 +300,7 @@ final class Rotator {
             "waiting for org.orientd.Orientation1 or net.hadess.SensorProxy to appear")
         }, { [weak self] service in self?.claim(service) })
     } catch {
-      printError("orientd rotate: \(error.message)")
+      StandardStream.error.writeLine("orientd rotate: \(error.message)")
       stop(ExitStatus.unavailable.rawValue)
     }
   }
@@ -322,11 +322,11 @@ final class Rotator {
           self?.claimWhenThere()
         }
         if (try? self.retryTimer?.schedule(afterNanoseconds: 1_000_000_000)) == nil {
-          printError("orientd rotate: \(error.message)")
+          StandardStream.error.writeLine("orientd rotate: \(error.message)")
           self.stop(ExitStatus.unavailable.rawValue)
         }
       case .failure(let error):
-        printError("orientd rotate: \(error.message)")
+        StandardStream.error.writeLine("orientd rotate: \(error.message)")
         self.stop(ExitStatus.unavailable.rawValue)
       }
     }
@@ -420,7 +420,7 @@ final class Rotator {
       do {
         applied = try backend.apply(turn, output: outputName, touch: touch)
       } catch {
-        printError("orientd rotate: turning \(outputName) to \(turn) failed: \(error.message)")
+        StandardStream.error.writeLine("orientd rotate: turning \(outputName) to \(turn) failed: \(error.message)")
         if error.status == .unavailable || error.status == .ioError {
           stop(error.status.rawValue)
         }
@@ -462,6 +462,6 @@ final class Rotator {
         "\(StateFormat.localTime(now))  \(orientation.rawValue): \(outputName) transform "
         + "\(turn.waylandName)" + (touch.isEmpty ? "" : ", touch \(touch.joined(separator: ", "))")
     }
-    if !SensorCommandSupport.writeLine(line) { stop(0) }
+    if !StandardStream.output.writeLine(line) { stop(0) }
   }
 }
