@@ -63,7 +63,8 @@ enum RotateCommand {
       }
     }
     guard let path = RotationLock.statePath(environment) else {
-      StandardStream.error.writeLine("orientd rotate: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the lock")
+      StandardStream.error.writeLine(
+        "orientd rotate: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the lock")
       return .configuration
     }
     let was = RotationLock.load(path)
@@ -81,7 +82,8 @@ enum RotateCommand {
         StandardStream.error.writeLine("orientd rotate: \(error.message)")
         return error.status
       }
-      StandardStream.error.writeLine("orientd rotate: no orientd rotate is running; saved for its next start")
+      StandardStream.error.writeLine(
+        "orientd rotate: no orientd rotate is running; saved for its next start")
     }
     StandardStream.output.writeLine(locked ? "locked" : "unlocked")
     return .success
@@ -240,7 +242,8 @@ final class Rotator {
         self.consider()
       }
     } catch {
-      StandardStream.error.writeLine("orientd rotate: cannot handle signals or make a timer: \(error)")
+      StandardStream.error.writeLine(
+        "orientd rotate: cannot handle signals or make a timer: \(error)")
       return ExitStatus.osError.rawValue
     }
     lockServer?.handler = { [weak self] request in self?.lockRequest(request) ?? false }
@@ -420,7 +423,8 @@ final class Rotator {
       do {
         applied = try backend.apply(turn, output: outputName, touch: touch)
       } catch {
-        StandardStream.error.writeLine("orientd rotate: turning \(outputName) to \(turn) failed: \(error.message)")
+        StandardStream.error.writeLine(
+          "orientd rotate: turning \(outputName) to \(turn) failed: \(error.message)")
         if error.status == .unavailable || error.status == .ioError {
           stop(error.status.rawValue)
         }
