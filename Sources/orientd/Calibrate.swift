@@ -87,7 +87,7 @@ final class CalibrateCommand {
         options.configPath != nil && path == nil
         ? DaemonConfiguration() : try DaemonConfiguration.load(path: path)
     } catch {
-      SensorCommandSupport.fail(error.exitCode, error.message)
+      SensorCommandSupport.fail(error.status, error.message)
     }
     signal(SIGPIPE, SIG_IGN)
     do {
@@ -99,7 +99,7 @@ final class CalibrateCommand {
         configuration: configuration)
       return command.run()
     } catch {
-      SensorCommandSupport.fail(ExitStatus.unavailable.rawValue, "cannot read sensors: \(error)")
+      SensorCommandSupport.fail(.unavailable, "cannot read sensors: \(error)")
     }
   }
 
@@ -126,7 +126,7 @@ final class CalibrateCommand {
       }
       try manager.begin()
     } catch {
-      SensorCommandSupport.fail(ExitStatus.unavailable.rawValue, "cannot read sensors: \(error)")
+      SensorCommandSupport.fail(.unavailable, "cannot read sensors: \(error)")
     }
     defer { signals.cancel() }
     if options.revert { return revert() }
@@ -166,9 +166,9 @@ final class CalibrateCommand {
     let ticker: EventLoop.Timer
     do {
       ticker = try loop.makeTimer { [weak self] in self?.tick() }
-      try ticker.schedule(afterNanoseconds: 200_000_000, intervalNanoseconds: 200_000_000)
+      try ticker.schedule(after: .milliseconds(200), interval: .milliseconds(200))
     } catch {
-      SensorCommandSupport.fail(ExitStatus.osError.rawValue, "cannot make a timer: \(error)")
+      SensorCommandSupport.fail(.osError, "cannot make a timer: \(error)")
     }
     askForPose(0)
     manager.start()
@@ -176,7 +176,7 @@ final class CalibrateCommand {
       try loop.run()
     } catch {
       manager.stop()
-      SensorCommandSupport.fail(ExitStatus.software.rawValue, "event loop failed: \(error)")
+      SensorCommandSupport.fail(.software, "event loop failed: \(error)")
     }
     manager.stop()
     ticker.cancel()

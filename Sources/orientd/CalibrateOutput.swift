@@ -2,6 +2,7 @@ import Accelerometer
 import Glibc
 import JSON
 import OrientCore
+import SystemKit
 
 /// What `orientd calibrate` prints: text for a person (with a live readout line on a
 /// terminal), or with `--json` one object per line with an `event` key.
@@ -17,13 +18,13 @@ struct CalibrateOutput {
   }
 
   private func emit(_ event: String, _ members: [(String, JSONValue)]) {
-    SensorCommandSupport.writeLine(
+    StandardStream.output.writeLine(
       JSONValue.object([("event", .string(event))] + members).encoded())
   }
 
   private func say(_ text: String) {
     endLiveLine()
-    SensorCommandSupport.writeLine(text)
+    StandardStream.output.writeLine(text)
   }
 
   /// Clears the live readout line (terminal only).
@@ -298,6 +299,6 @@ struct CalibrateOutput {
   func fail(_ message: String) {
     if json { emit("error", [("message", .string(message))]) }
     endLiveLine()
-    printError("orientd: \(message)")
+    StandardStream.error.writeLine("orientd: \(message)")
   }
 }
