@@ -66,7 +66,8 @@ public struct RejectionCounts: Sendable, Equatable {
 ///
 /// Per sample (see the README's "Orientation engine" section for the reasoning):
 /// 1. Invalid samples (NaN/infinite, zero vector, time going backwards, magnitude far from g)
-///    are counted in `rejections` and otherwise ignored.
+///    are counted in `rejections` and otherwise ignored. "g" is `parameters.gravity`, or the
+///    sensor's own 1 g when its still readings say its scale is off (`gravityEstimator`).
 /// 2. A first-order low-pass filter with time constant `filterTimeConstant` (alpha =
 ///    1 - exp(-dt/tau), so it is rate independent) estimates gravity. A gap longer than
 ///    `gapReset` restarts the filter at the new sample.
@@ -108,15 +109,18 @@ public struct OrientationDetector: Sendable {
   public private(set) var rejections = RejectionCounts()
   /// How many times a gap restarted the filter (the first sample included).
   public private(set) var filterResets = 0
+  /// The sensor's own 1 g, found from still readings (see `GravityEstimator`): the magnitude
+  /// tests use its `gravity`, which is `parameters.gravity` unless the sensor's scale is off.
+  public private(set) var gravityEstimator: GravityEstimator
 
   // Precomputed constants.
   private let tau: Double
   private let turnTau: Double
   private let turnRadians: Double
-  private let rejectLow2: Double
-  private let rejectHigh2: Double
-  private let motionLow2: Double
-  private let motionHigh2: Double
+  private var rejectLow2: Double
+  private var rejectHigh2: Double
+  private var motionLow2: Double
+  private var motionHigh2: Double
   private let sinFlatEnter2: Double
   private let sinFlatLeave2: Double
   private let sinVerticalUp2: Double
@@ -158,11 +162,9 @@ public struct OrientationDetector: Sendable {
     tau = p.filterTimeConstant
     turnTau = p.turnTimeConstant
     turnRadians = p.turnAngle * degrees
-    let g = p.gravity
-    rejectLow2 = square(g * (1 - p.magnitudeTolerance))
-    rejectHigh2 = square(g * (1 + p.magnitudeTolerance))
-    motionLow2 = square(g * (1 - p.motionThreshold))
-    motionHigh2 = square(g * (1 + p.motionThreshold))
+    gravityEstimator = GravityEstimator(nominal: p.gravity)
+    (rejectLow2, rejectHigh2, motionLow2, motionHigh2) = OrientationDetector.magnitudeLimits(
+      gravity: p.gravity, parameters: p)
     sinFlatEnter2 = square(sin(p.flatEnter * degrees))
     sinFlatLeave2 = square(sin(p.flatLeave * degrees))
     sinVerticalUp2 = square(sin(min(p.verticalLimit + 1.5, 89) * degrees))
@@ -176,13 +178,32 @@ public struct OrientationDetector: Sendable {
     sinSettled2 = square(sin(p.settledAngle * degrees))
   }
 
-  /// Forgets everything but the parameters and counters: back to `undefined`.
+  /// Forgets everything but the parameters, the counters and the gravity estimate (a property
+  /// of the sensor, not of the motion): back to `undefined`.
   public mutating func reset() {
     let counts = rejections
     let resets = filterResets
+    let estimator = gravityEstimator
     self = OrientationDetector(parameters: parameters)
     rejections = counts
     filterResets = resets
+    gravityEstimator = estimator
+    useGravity(estimator.gravity)
+  }
+
+  /// The squared magnitude limits (reject low/high, motion low/high) for a gravity.
+  private static func magnitudeLimits(gravity g: Double, parameters p: DetectorParameters)
+    -> (Double, Double, Double, Double)
+  {
+    (
+      square(g * (1 - p.magnitudeTolerance)), square(g * (1 + p.magnitudeTolerance)),
+      square(g * (1 - p.motionThreshold)), square(g * (1 + p.motionThreshold))
+    )
+  }
+
+  private mutating func useGravity(_ g: Double) {
+    (rejectLow2, rejectHigh2, motionLow2, motionHigh2) = OrientationDetector.magnitudeLimits(
+      gravity: g, parameters: parameters)
   }
 
   /// Feeds one sample.
@@ -216,6 +237,7 @@ public struct OrientationDetector: Sendable {
       return nil
     }
     lastTime = t
+    if gravityEstimator.add(time: t, x, y, z, m2: m2) { useGravity(gravityEstimator.gravity) }
     guard m2 >= rejectLow2, m2 <= rejectHigh2 else {
       rejections.magnitude += 1
       lastMotionTime = t

@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Finds the magnitude a sensor reports for 1 g from its still readings, for sensors whose
+/// scale is off by a constant factor.
+///
+/// Real devices ship with no `in_accel_scale` (raw counts of 256 or 1024 per g), with a driver
+/// that reports g instead of m/s^2, or with a scale a power of two off. Axis ratios, and so the
+/// orientation, are right on such a sensor; only the magnitude is wrong, and a magnitude test
+/// against 9.81 m/s^2 then rejects every sample. This estimator watches the magnitude of the
+/// readings while the device is still and, when the long-run still magnitude is more than
+/// `engageDeviation` away from the nominal gravity, offers it as the sensor's own 1 g.
+///
+/// Readings are grouped into blocks of at least `blockDuration` and `blockSamples` samples. A
+/// block is still when its magnitudes stay within `stillRange` of each other (max/min) and its
+/// directions within about `stillAngle` degrees (the mean vector is almost as long as the
+/// mean magnitude): holding the device in a hand is still, walking, shaking, a car's
+/// vibration or a turn are not. The long-run still magnitude is the mean over still blocks,
+/// weighted by their duration, forgetting with a time constant of `memory` seconds of still
+/// time. It is offered once `requiredStillTime` seconds of still blocks were seen and it is
+/// more than `engageDeviation` from the nominal value; it is withdrawn again (back to nominal)
+/// when it comes within `releaseDeviation`. A device that is never still keeps the nominal
+/// gravity.
+///
+/// Pure value type: no clock, no I/O, no allocation; the same samples give the same answer.
+public struct GravityEstimator: Sendable, Equatable {
+  /// The shortest block, in seconds.
+  public static let blockDuration = 0.25
+  /// The fewest samples in a block.
+  public static let blockSamples = 3
+  /// Largest max/min ratio of the magnitudes inside a still block.
+  public static let stillRange = 1.06
+  /// Largest direction spread inside a still block, in degrees (about).
+  public static let stillAngle = 4.0
+  /// Still time needed before an estimate is offered, in seconds.
+  public static let requiredStillTime = 1.0
+  /// Relative distance from nominal beyond which the estimate is used.
+  public static let engageDeviation = 0.15
+  /// Relative distance from nominal below which the estimate is withdrawn again.
+  public static let releaseDeviation = 0.10
+  /// Time constant of the long-run mean, in seconds of still time.
+  public static let memory = 60.0
+  /// A gap between samples longer than this, in seconds, ends the block without using it.
+  public static let maximumGap = 1.0
+
+  /// The gravity the sensor should report at rest (`DetectorParameters.gravity`).
+  public let nominal: Double
+  /// The gravity the magnitude tests should use: the estimate when it is engaged, else
+  /// `nominal`.
+  public private(set) var gravity: Double
+  /// Whether `gravity` is the estimate (the sensor's scale is off).
+  public private(set) var isEngaged = false
+  /// The long-run still magnitude, once `requiredStillTime` of still readings were seen.
+  public var estimate: Double? { stillTime >= GravityEstimator.requiredStillTime ? mean : nil }
+  /// Seconds of still blocks seen.
+  public private(set) var stillTime = 0.0
+  /// Blocks seen, still or not.
+  public private(set) var blocks = 0
+
+  private var mean = 0.0
+  private var blockStart = 0.0
+  private var lastTime = -Double.infinity
+  private var count = 0
+  private var sumX = 0.0
+  private var sumY = 0.0
+  private var sumZ = 0.0
+  private var sumM2 = 0.0
+  private var minM2 = Double.infinity
+  private var maxM2 = 0.0
+  private let rangeLimit2: Double
+  private let coherenceLimit: Double
+
+  /// Creates an estimator with nothing seen.
+  ///
+  /// - Parameter nominal: what the sensor should report at rest, in its units (m/s^2).
+  public init(nominal: Double = standardGravity) {
+    self.nominal = nominal
+    gravity = nominal
+    let range = GravityEstimator.stillRange
+    rangeLimit2 = range * range
+    let c = cos(GravityEstimator.stillAngle * Double.pi / 180)
+    coherenceLimit = c * c
+  }
+
+  /// The factor the sensor's scale is off by (estimate / nominal), or `nil` while there is no
+  /// estimate.
+  public var factor: Double? { estimate.map { $0 / nominal } }
+
+  /// Adds one reading (any finite, non-zero vector; call it before rejecting samples by
+  /// magnitude, since those are exactly what it is for).
+  ///
+  /// - Parameters:
+  ///   - time: the sample time in seconds, not decreasing.
+  ///   - x: the components.
+  ///   - m2: x^2 + y^2 + z^2, which the caller has computed already.
+  /// - Returns: whether `gravity` changed.
+  @inline(__always)
+  public mutating func add(time: Double, _ x: Double, _ y: Double, _ z: Double, m2: Double)
+    -> Bool
+  {
+    if time - lastTime > GravityEstimator.maximumGap { startBlock(at: time) }
+    lastTime = time
+    count += 1
+    sumX += x
+    sumY += y
+    sumZ += z
+    sumM2 += m2
+    if m2 < minM2 { minM2 = m2 }
+    if m2 > maxM2 { maxM2 = m2 }
+    guard time - blockStart >= GravityEstimator.blockDuration,
+      count >= GravityEstimator.blockSamples
+    else { return false }
+    return finishBlock(at: time)
+  }
+
+  private mutating func startBlock(at time: Double) {
+    blockStart = time
+    count = 0
+    sumX = 0
+    sumY = 0
+    sumZ = 0
+    sumM2 = 0
+    minM2 = Double.infinity
+    maxM2 = 0
+  }
+
+  private mutating func finishBlock(at time: Double) -> Bool {
+    let n = Double(count)
+    let meanM2 = sumM2 / n
+    let meanVector2 = (sumX * sumX + sumY * sumY + sumZ * sumZ) / (n * n)
+    let duration = time - blockStart
+    let still =
+      minM2 > 0 && maxM2 <= rangeLimit2 * minM2 && meanVector2 >= coherenceLimit * meanM2
+    startBlock(at: time)
+    blocks += 1
+    guard still else { return false }
+    let magnitude = meanM2.squareRoot()
+    stillTime += duration
+    let weight = duration / min(stillTime, GravityEstimator.memory)
+    mean += (magnitude - mean) * weight
+    guard let estimate else { return false }
+    let deviation = abs(estimate / nominal - 1)
+    let previous = gravity
+    if isEngaged {
+      if deviation < GravityEstimator.releaseDeviation {
+        isEngaged = false
+        gravity = nominal
+      } else {
+        gravity = estimate
+      }
+    } else if deviation > GravityEstimator.engageDeviation {
+      isEngaged = true
+      gravity = estimate
+    }
+    return gravity != previous
+  }
+}
