@@ -11,19 +11,22 @@
 /// that reports g instead of m/s^2, or with a scale a power of two off. Axis ratios, and so the
 /// orientation, are right on such a sensor; only the magnitude is wrong, and a magnitude test
 /// against 9.81 m/s^2 then rejects every sample. This estimator watches the magnitude of the
-/// readings while the device is still and, when the long-run still magnitude is more than
-/// `engageDeviation` away from the nominal gravity, offers it as the sensor's own 1 g.
+/// readings while the device is still and offers the long-run still magnitude as the sensor's
+/// own 1 g; when it is more than `engageDeviation` away from the nominal gravity the sensor's
+/// scale is off (`isScaleOff`), which orientd logs and `--list-sensors` shows.
 ///
 /// Readings are grouped into blocks of at least `blockDuration` and `blockSamples` samples. A
-/// block is still when its magnitudes stay within `stillRange` of each other (max/min) and its
-/// directions within about `stillAngle` degrees (the mean vector is almost as long as the
-/// mean magnitude): holding the device in a hand is still, walking, shaking, a car's
-/// vibration or a turn are not. The long-run still magnitude is the mean over still blocks,
+/// block is still when the standard deviation of its magnitudes is at most `stillSpread` of
+/// their mean and its directions stay within about `stillAngle` degrees (the mean vector is
+/// almost as long as the mean magnitude): holding the device in a hand, tremor included, is
+/// still; walking, shaking or a turn are not. The long-run still magnitude is the mean over still blocks,
 /// weighted by their duration, forgetting with a time constant of `memory` seconds of still
-/// time. It is offered once `requiredStillTime` seconds of still blocks were seen and it is
-/// more than `engageDeviation` from the nominal value; it is withdrawn again (back to nominal)
-/// when it comes within `releaseDeviation`. A device that is never still keeps the nominal
-/// gravity.
+/// time. It is offered (`gravity`) once `requiredStillTime` seconds of still blocks were seen;
+/// until then, and for a device that is never still, `gravity` is the nominal value. Within
+/// `engageDeviation` of nominal the estimate is used as well: it is the sensor's own rest
+/// magnitude (offset and gain errors of a few percent), so the magnitude tests mean the same
+/// thing whatever the scale, and nothing is reported. `isScaleOff` is set beyond
+/// `engageDeviation` and cleared again within `releaseDeviation`.
 ///
 /// Pure value type: no clock, no I/O, no allocation; the same samples give the same answer.
 public struct GravityEstimator: Sendable, Equatable {
@@ -31,15 +34,17 @@ public struct GravityEstimator: Sendable, Equatable {
   public static let blockDuration = 0.25
   /// The fewest samples in a block.
   public static let blockSamples = 3
-  /// Largest max/min ratio of the magnitudes inside a still block.
-  public static let stillRange = 1.06
+  /// Largest standard deviation of the magnitudes inside a still block, as a fraction of their
+  /// mean (a hand's tremor seen by a 100 Hz sensor 5 cm from the wrist reaches about 4.5%;
+  /// walking is 8-25%). Vibration that passes (a car's engine) averages out of the mean.
+  public static let stillSpread = 0.06
   /// Largest direction spread inside a still block, in degrees (about).
   public static let stillAngle = 4.0
   /// Still time needed before an estimate is offered, in seconds.
   public static let requiredStillTime = 1.0
-  /// Relative distance from nominal beyond which the estimate is used.
+  /// Relative distance from nominal beyond which the sensor's scale counts as off.
   public static let engageDeviation = 0.15
-  /// Relative distance from nominal below which the estimate is withdrawn again.
+  /// Relative distance from nominal below which it no longer does.
   public static let releaseDeviation = 0.10
   /// Time constant of the long-run mean, in seconds of still time.
   public static let memory = 60.0
@@ -48,11 +53,12 @@ public struct GravityEstimator: Sendable, Equatable {
 
   /// The gravity the sensor should report at rest (`DetectorParameters.gravity`).
   public let nominal: Double
-  /// The gravity the magnitude tests should use: the estimate when it is engaged, else
+  /// The gravity the magnitude tests should use: the estimate once there is one, else
   /// `nominal`.
   public private(set) var gravity: Double
-  /// Whether `gravity` is the estimate (the sensor's scale is off).
-  public private(set) var isEngaged = false
+  /// Whether the estimate is more than `engageDeviation` from `nominal`: the sensor's scale is
+  /// off (with hysteresis, see `releaseDeviation`).
+  public private(set) var isScaleOff = false
   /// The long-run still magnitude, once `requiredStillTime` of still readings were seen.
   public var estimate: Double? { stillTime >= GravityEstimator.requiredStillTime ? mean : nil }
   /// Seconds of still blocks seen.
@@ -68,9 +74,8 @@ public struct GravityEstimator: Sendable, Equatable {
   private var sumY = 0.0
   private var sumZ = 0.0
   private var sumM2 = 0.0
-  private var minM2 = Double.infinity
-  private var maxM2 = 0.0
-  private let rangeLimit2: Double
+  private var sumM4 = 0.0
+  private let spreadLimit: Double
   private let coherenceLimit: Double
 
   /// Creates an estimator with nothing seen.
@@ -79,8 +84,8 @@ public struct GravityEstimator: Sendable, Equatable {
   public init(nominal: Double = standardGravity) {
     self.nominal = nominal
     gravity = nominal
-    let range = GravityEstimator.stillRange
-    rangeLimit2 = range * range
+    // The spread of m^2 is twice the relative spread of m.
+    spreadLimit = 4 * GravityEstimator.stillSpread * GravityEstimator.stillSpread
     let c = cos(GravityEstimator.stillAngle * Double.pi / 180)
     coherenceLimit = c * c
   }
@@ -108,8 +113,7 @@ public struct GravityEstimator: Sendable, Equatable {
     sumY += y
     sumZ += z
     sumM2 += m2
-    if m2 < minM2 { minM2 = m2 }
-    if m2 > maxM2 { maxM2 = m2 }
+    sumM4 += m2 * m2
     guard time - blockStart >= GravityEstimator.blockDuration,
       count >= GravityEstimator.blockSamples
     else { return false }
@@ -123,8 +127,7 @@ public struct GravityEstimator: Sendable, Equatable {
     sumY = 0
     sumZ = 0
     sumM2 = 0
-    minM2 = Double.infinity
-    maxM2 = 0
+    sumM4 = 0
   }
 
   private mutating func finishBlock(at time: Double) -> Bool {
@@ -132,8 +135,10 @@ public struct GravityEstimator: Sendable, Equatable {
     let meanM2 = sumM2 / n
     let meanVector2 = (sumX * sumX + sumY * sumY + sumZ * sumZ) / (n * n)
     let duration = time - blockStart
+    let variance = sumM4 / n - meanM2 * meanM2
     let still =
-      minM2 > 0 && maxM2 <= rangeLimit2 * minM2 && meanVector2 >= coherenceLimit * meanM2
+      meanM2 > 0 && variance <= spreadLimit * meanM2 * meanM2
+      && meanVector2 >= coherenceLimit * meanM2
     startBlock(at: time)
     blocks += 1
     guard still else { return false }
@@ -143,18 +148,13 @@ public struct GravityEstimator: Sendable, Equatable {
     mean += (magnitude - mean) * weight
     guard let estimate else { return false }
     let deviation = abs(estimate / nominal - 1)
-    let previous = gravity
-    if isEngaged {
-      if deviation < GravityEstimator.releaseDeviation {
-        isEngaged = false
-        gravity = nominal
-      } else {
-        gravity = estimate
-      }
+    if isScaleOff {
+      if deviation < GravityEstimator.releaseDeviation { isScaleOff = false }
     } else if deviation > GravityEstimator.engageDeviation {
-      isEngaged = true
-      gravity = estimate
+      isScaleOff = true
     }
+    let previous = gravity
+    gravity = estimate
     return gravity != previous
   }
 }

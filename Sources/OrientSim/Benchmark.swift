@@ -129,7 +129,7 @@ public struct Benchmark: Sendable {
       if run.script.quietUntil >= Benchmark.stillStartForScaleCheck {
         scale.merge(
           checkScales(
-            samples, reference: reference, engagedAtOne: ours.detector.gravityEstimator.isEngaged,
+            samples, reference: reference, engagedAtOne: ours.detector.gravityEstimator.isScaleOff,
             period: 1 / profile.rate, label: "\(run.label) (--run \(index))"))
       } else {
         scale.skipped += 1
@@ -162,7 +162,7 @@ public struct Benchmark: Sendable {
       for sample in samples {
         let s = Sample(time: sample.time, acceleration: sample.acceleration * factor)
         if let o = judge.process(s) { scaled.append(Commit(time: s.time, orientation: o)) }
-        if calibrated == nil, judge.detector.gravityEstimator.isEngaged { calibrated = s.time }
+        if calibrated == nil, judge.detector.gravityEstimator.isScaleOff { calibrated = s.time }
       }
       guard let since = calibrated, since - start <= 10 else {
         check.mismatches.append("\(name): no gravity estimate within 10 s")
