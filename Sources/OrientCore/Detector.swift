@@ -259,10 +259,6 @@ public struct OrientationDetector: Sendable {
       lastImpactTime = t
       return nil
     }
-    if m2 < impactLow2 || m2 > impactHigh2 {
-      lastMotionTime = t
-      lastImpactTime = t
-    }
 
     // Low-pass filter, restarted after a gap.
     var dt = t - gravityTime
@@ -318,9 +314,12 @@ public struct OrientationDetector: Sendable {
     let f = gravity
     let f2 = f.x * f.x + f.y * f.y + f.z * f.z
     guard f2 > 0 else { return nil }
-    // Motion from the filtered magnitude: the same at every sampling rate, and blind to the
-    // hand's tremor that a fast sensor sees sample by sample.
-    if f2 < motionLow2 || f2 > motionHigh2 { lastMotionTime = t }
+    // Motion and impacts from the filtered magnitude: the same at every sampling rate, and
+    // blind to the hand's tremor and the heel strikes a fast sensor sees sample by sample.
+    if f2 < motionLow2 || f2 > motionHigh2 {
+      lastMotionTime = t
+      if f2 < impactLow2 || f2 > impactHigh2 { lastImpactTime = t }
+    }
     let z2 = f.z * f.z
     if flat {
       if z2 < sinFlatLeave2 * f2 { flat = false }
