@@ -274,9 +274,14 @@ public struct AccelerometerDescription: Equatable, Sendable {
   /// Turns one raw reading into m/s^2 in the display frame: `M x ((raw + offset) * scale)`.
   @inlinable
   public func calibrate(x: Int64, y: Int64, z: Int64) -> Vector3 {
+    calibrate(x: Double(x), y: Double(y), z: Double(z))
+  }
+
+  /// Turns one raw reading, possibly with decimals (`-25.6`), into m/s^2 in the display frame.
+  @inlinable
+  public func calibrate(x: Double, y: Double, z: Double) -> Vector3 {
     let device = Vector3(
-      (Double(x) + offset.x) * scale.x, (Double(y) + offset.y) * scale.y,
-      (Double(z) + offset.z) * scale.z)
+      (x + offset.x) * scale.x, (y + offset.y) * scale.y, (z + offset.z) * scale.z)
     return mountMatrix.apply(device)
   }
 

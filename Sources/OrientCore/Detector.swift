@@ -197,6 +197,12 @@ public struct OrientationDetector: Sendable {
     useGravity(estimator.gravity)
   }
 
+  /// Forgets the gravity estimate too (another sensor): back to `parameters.gravity`.
+  public mutating func resetGravityEstimate() {
+    gravityEstimator = GravityEstimator(nominal: parameters.gravity)
+    useGravity(parameters.gravity)
+  }
+
   /// The squared magnitude limits (reject, motion, impact: low/high) for a gravity.
   private static func magnitudeLimits(gravity g: Double, parameters p: DetectorParameters)
     -> (Double, Double, Double, Double, Double, Double)

@@ -94,6 +94,29 @@ public struct GravityEstimator: Sendable, Equatable {
   /// estimate.
   public var factor: Double? { estimate.map { $0 / nominal } }
 
+  /// One sentence for the log and `--list-sensors` once the scale is off: what the still
+  /// readings average, what the sensor should report, and how to fix it.
+  ///
+  /// - Parameter scale: the scale the readings were made with (`in_accel_scale`, 1 when the
+  ///   device has none), to say which value it should have; `nil` when unknown (a trace).
+  public func scaleAdvice(scale: Double?) -> String {
+    guard let estimate else { return "no still readings yet" }
+    let factor = estimate / nominal
+    var text =
+      "still readings average \(shortText(estimate)) where \(shortText(nominal)) m/s^2 (1 g)"
+      + " is expected: the scale is off by x\(shortText(factor)); using \(shortText(estimate))"
+      + " as 1 g for the magnitude tests."
+    if let scale {
+      text +=
+        " The scale should be \(shortText(scale / factor)) instead of \(shortText(scale))"
+        + " (fix the driver, or"
+    } else {
+      text += " To silence this, fix the sensor's scale (or"
+    }
+    text += " set gravity = \(shortText(estimate)) in the [detector] section of orientd.conf)"
+    return text
+  }
+
   /// Adds one reading (any finite, non-zero vector; call it before rejecting samples by
   /// magnitude, since those are exactly what it is for).
   ///
@@ -118,6 +141,24 @@ public struct GravityEstimator: Sendable, Equatable {
       count >= GravityEstimator.blockSamples
     else { return false }
     return finishBlock(at: time)
+  }
+
+  /// Four significant digits, no exponent: `104.4`, `0.09578`.
+  private func shortText(_ value: Double) -> String {
+    guard value.isFinite, value > 0 else { return shortDecimal(value) }
+    var digits = 3
+    var magnitude = value
+    while magnitude >= 10 && digits > 0 {
+      magnitude /= 10
+      digits -= 1
+    }
+    while magnitude < 1 && digits < 9 {
+      magnitude *= 10
+      digits += 1
+    }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    return shortDecimal((value * scale).rounded() / scale)
   }
 
   private mutating func startBlock(at time: Double) {
