@@ -271,13 +271,8 @@ public struct AccelerometerDescription: Equatable, Sendable {
     return "is singular (determinant 0: two rows read the same axis)"
   }
 
-  /// Turns one raw reading into m/s^2 in the display frame: `M x ((raw + offset) * scale)`.
-  @inlinable
-  public func calibrate(x: Int64, y: Int64, z: Int64) -> Vector3 {
-    calibrate(x: Double(x), y: Double(y), z: Double(z))
-  }
-
-  /// Turns one raw reading, possibly with decimals (`-25.6`), into m/s^2 in the display frame.
+  /// Turns one raw reading (an integer from a buffer, or a polled value that may have decimals
+  /// such as `-25.6`) into m/s^2 in the display frame: `M x ((raw + offset) * scale)`.
   @inlinable
   public func calibrate(x: Double, y: Double, z: Double) -> Vector3 {
     let device = Vector3(

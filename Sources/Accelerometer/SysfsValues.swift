@@ -100,8 +100,9 @@ public enum SysfsValue {
   /// Parses a polled reading (`in_accel_x_raw`): an integer as `parseRaw` reads it, or, since
   /// some drivers (and test beds) write them, a decimal such as `-25.6`, read exactly rather
   /// than truncated as C `atoi` would. Exponents, `inf` and `nan` are refused.
-  public static func parseReading(_ bytes: some Collection<UInt8>) -> Result<Double, RawValueProblem>
-  {
+  public static func parseReading(_ bytes: some Collection<UInt8>) -> Result<
+    Double, RawValueProblem
+  > {
     let integer = parseRaw(bytes)
     switch integer {
     case .success(let value): return .success(Double(value))

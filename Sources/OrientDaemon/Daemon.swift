@@ -434,7 +434,9 @@ public final class OrientDaemon {
     if !scaleReported, detector.gravityEstimator.isScaleOff {
       scaleReported = true
       let active = manager.active?.description
-      let scale = active.map { $0.scale.x == $0.scale.y && $0.scale.y == $0.scale.z ? $0.scale.x : nil }
+      let scale = active.map {
+        $0.scale.x == $0.scale.y && $0.scale.y == $0.scale.z ? $0.scale.x : nil
+      }
       logger.warning(
         "\(active?.sysname ?? "accelerometer"): "
           + detector.gravityEstimator.scaleAdvice(scale: scale ?? nil))

@@ -170,7 +170,8 @@ public struct Benchmark: Sendable {
       }
       check.slowestCalibration = max(check.slowestCalibration, since - start)
       guard let first = scaled.first else {
-        check.mismatches.append("\(name): no change at all after calibrating at \(fixed(since, 2)) s")
+        check.mismatches.append(
+          "\(name): no change at all after calibrating at \(fixed(since, 2)) s")
         continue
       }
       var state = Orientation.undefined
@@ -179,9 +180,11 @@ public struct Benchmark: Sendable {
       let got = Array(scaled.dropFirst())
       var problem: String?
       if first.orientation != state {
-        problem = "first change \(first.orientation) at \(fixed(first.time, 2)) s, scale 1 shows \(state)"
+        problem =
+          "first change \(first.orientation) at \(fixed(first.time, 2)) s, scale 1 shows \(state)"
       } else if expected.count != got.count {
-        problem = "\(got.count) changes after \(fixed(first.time, 2)) s, scale 1 makes \(expected.count)"
+        problem =
+          "\(got.count) changes after \(fixed(first.time, 2)) s, scale 1 makes \(expected.count)"
       } else {
         for (a, b) in zip(expected, got)
         where a.orientation != b.orientation || abs(a.time - b.time) > 1.25 * period {
@@ -283,7 +286,8 @@ extension Benchmark {
       let replays = scale.runs * Benchmark.wrongScales.count
       lines.append(
         TargetResult(
-          name: "same changes at x\(Benchmark.wrongScales.map { shortDecimal($0) }.joined(separator: ", x")) scale",
+          name:
+            "same changes at x\(Benchmark.wrongScales.map { shortDecimal($0) }.joined(separator: ", x")) scale",
           profile: name, passed: scale.mismatches.isEmpty && scale.runs > 0,
           detail:
             "\(scale.matched) of \(replays) replays of \(scale.runs) runs"

@@ -163,7 +163,8 @@ public struct MotionScript: Sendable {
     }
     for p in pulses { t = min(t, p.start) }
     for m in translations { t = min(t, m.start) }
-    for (a, b) in zip(keyframes, keyframes.dropFirst()) where a.angle != b.angle || a.tilt != b.tilt {
+    for (a, b) in zip(keyframes, keyframes.dropFirst()) where a.angle != b.angle || a.tilt != b.tilt
+    {
       t = min(t, a.time)
       break
     }

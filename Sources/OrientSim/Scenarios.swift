@@ -661,7 +661,8 @@ public enum Scenario: String, CaseIterable, Sendable {
       let start = b.time
       if let from = holdStart, from < start {
         windows.append(
-          Window(start: from, end: start, expectation: .hold(acceptable: OrientationSet(holdTarget))))
+          Window(
+            start: from, end: start, expectation: .hold(acceptable: OrientationSet(holdTarget))))
       }
       let a0 = b.angle
       let a1 = newCentre + random.uniform(-6, 6)
@@ -683,7 +684,8 @@ public enum Scenario: String, CaseIterable, Sendable {
     }
     if let from = holdStart, from < b.time {
       windows.append(
-        Window(start: from, end: b.time, expectation: .hold(acceptable: OrientationSet(holdTarget))))
+        Window(start: from, end: b.time, expectation: .hold(acceptable: OrientationSet(holdTarget)))
+      )
     }
   }
 
@@ -823,7 +825,8 @@ public enum Scenario: String, CaseIterable, Sendable {
     let flatTilt = random.uniform(87, 90)
     b.move(angle: centre + random.uniform(-10, 10), tilt: flatTilt, duration: downDuration)
     b.hold(random.uniform(1, 2))
-    b.move(angle: newCentre + random.uniform(-8, 8), tilt: flatTilt, duration: random.uniform(1, 1.5))
+    b.move(
+      angle: newCentre + random.uniform(-8, 8), tilt: flatTilt, duration: random.uniform(1, 1.5))
     b.hold(random.uniform(1, 2))
     let upStart = b.time
     let upDuration = random.uniform(0.8, 1.2)
