@@ -156,6 +156,9 @@ public struct OrientationDetector: Sendable {
   /// The slower reference filter for the turn rule.
   private var reference = Vector3.zero
   private var previousRaw = Vector3.zero
+  /// The squared magnitude through the same low-pass filter (not the filtered vector's: a
+  /// turn shortens that, a turn is not motion).
+  private var filteredM2 = 0.0
 
   /// Creates a detector in the `undefined` state.
   ///
@@ -272,6 +275,7 @@ public struct OrientationDetector: Sendable {
     if !filterLive || dt > parameters.gapReset {
       gravity = Vector3(x, y, z)
       reference = gravity
+      filteredM2 = m2
       filterLive = true
       hasReading = true
       decideNow = true
@@ -308,6 +312,7 @@ public struct OrientationDetector: Sendable {
       gravity.x += (x - gravity.x) * alpha
       gravity.y += (y - gravity.y) * alpha
       gravity.z += (z - gravity.z) * alpha
+      filteredM2 += (m2 - filteredM2) * alpha
       let beta = cachedTurnAlpha
       reference.x += (x - reference.x) * beta
       reference.y += (y - reference.y) * beta
@@ -322,9 +327,10 @@ public struct OrientationDetector: Sendable {
     guard f2 > 0 else { return nil }
     // Motion and impacts from the filtered magnitude: the same at every sampling rate, and
     // blind to the hand's tremor and the heel strikes a fast sensor sees sample by sample.
-    if f2 < motionLow2 || f2 > motionHigh2 {
+    let fm2 = filteredM2
+    if fm2 < motionLow2 || fm2 > motionHigh2 {
       lastMotionTime = t
-      if f2 < impactLow2 || f2 > impactHigh2 { lastImpactTime = t }
+      if fm2 < impactLow2 || fm2 > impactHigh2 { lastImpactTime = t }
     }
     let z2 = f.z * f.z
     if flat {
