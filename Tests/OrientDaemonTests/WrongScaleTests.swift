@@ -82,7 +82,8 @@ struct WrongScaleTests {
       waitFor(timeout: 15) { watch.standardOutput.contains("normal (rotation 0") },
       "\(watch.standardOutput)\n\(fixture.log)")
     try Self.turnThroughAll(fixture, watch: watch, raw: raw)
-    #expect(!fixture.log.contains("skipping reading"), "\(fixture.log)")
+    // (An "empty value" may be seen when a poll lands between the test bed's truncate and write.)
+    #expect(!fixture.log.contains("not a number"), "\(fixture.log)")
     #expect(!fixture.log.contains("the scale is off"), "\(fixture.log)")
   }
 }
