@@ -165,13 +165,7 @@ func sensorlessDaemon(_ bus: PrivateBus, _ arguments: [String] = []) throws -> C
 
 extension String {
   /// Without leading and trailing whitespace and newlines.
-  func trimmingCharacters() -> String {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
-    guard let start = firstIndex(where: { !isSpace($0) }),
-      let end = lastIndex(where: { !isSpace($0) })
-    else { return "" }
-    return String(self[start...end])
-  }
+  func trimmingCharacters() -> String { String(trimming()) }
 
   /// The lines, without empty ones.
   var lines: [String] { split(separator: "\n").map(String.init) }
