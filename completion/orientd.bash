@@ -1,5 +1,5 @@
 # bash completion for orientd(8): modes, options, detector parameter keys (replay --set),
-# files. Installed as /usr/share/bash-completion/completions/orientd.
+# orientation names and rotate's option values, files. Installed as /usr/share/bash-completion/completions/orientd.
 
 _orientd_detector_keys() {
   # The keys orientd --help lists under "detector parameters".
@@ -15,7 +15,7 @@ _orientd() {
   for word in "${words[@]:1:cword-1}"; do
     case $word in
       --watch | --get | --list-sensors) mode=${word#--} ;;
-      record | replay) mode=$word ;;
+      record | replay | rotate) mode=$word ;;
     esac
   done
 
@@ -24,7 +24,19 @@ _orientd() {
       _filedir conf
       return
       ;;
-    --duration)
+    --duration | --settle | --output | --touch | --exec | --exec-before)
+      return
+      ;;
+    --backend)
+      COMPREPLY=($(compgen -W "auto sway wlr-randr x11 none" -- "$cur"))
+      return
+      ;;
+    --when)
+      COMPREPLY=($(compgen -W "always tablet" -- "$cur"))
+      return
+      ;;
+    --natural)
+      COMPREPLY=($(compgen -W "normal left-up bottom-up right-up" -- "$cur"))
       return
       ;;
     --set)
@@ -42,12 +54,16 @@ _orientd() {
     daemon)
       opts="--verbose --config --session --no-compat --watch --get --list-sensors --help --version"
       if [ "$cword" -eq 1 ]; then
-        opts+=" record replay"
+        opts+=" record replay rotate"
       fi
       ;;
     watch | get) opts="--json --session --verbose" ;;
     list-sensors) opts="--json --config --verbose" ;;
     record) opts="--duration --raw --config --verbose --help" ;;
+    rotate)
+      opts="--output --backend --touch --touch-only --when --exec --exec-before --natural --settle
+        --once --force --json --session --verbose --lock --unlock --toggle-lock --lock-status --help"
+      ;;
     replay)
       opts="--json --tilt --config --set --help"
       if [[ $cur != -* ]]; then
