@@ -7,6 +7,7 @@ set -euo pipefail
 # Build: the C libraries behind the .systemLibrary targets (see Package.swift).
 BUILD_PKGS=(
   pkg-config
+  scdoc             # manual pages (man/*.scd), built by scripts/install.sh and the packages
   libudev-dev       # CUdev: discovery and hotplug
   libiio-dev        # CIIO: libiio, used only by the read-path benchmark (iio-read-bench)
   libdbus-1-dev     # CDBus: the bus layer

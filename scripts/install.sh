@@ -15,6 +15,8 @@
 # DBUSPOLICYDIR  system bus policy (default /usr/share/dbus-1/system.d for PREFIX=/usr,
 #             otherwise /etc/dbus-1/system.d: the bus reads only those two)
 # DBUSSERVICEDIR bus activation files (default $PREFIX/share/dbus-1/system-services)
+# MANDIR      manual pages (default $PREFIX/share/man; built from man/*.scd with scdoc)
+# COMPLETIONDIR bash completions (default $PREFIX/share/bash-completion/completions)
 # SKIP_BUILD  use the build already there
 # BUILD_DIR   take the binaries from this directory (default: the release build)
 set -euo pipefail
@@ -33,6 +35,8 @@ UDEVDIR=${UDEVDIR:-$udev_default}
 DBUSPOLICYDIR=${DBUSPOLICYDIR:-$policy_default}
 DBUSSERVICEDIR=${DBUSSERVICEDIR:-$PREFIX/share/dbus-1/system-services}
 DOCDIR=$PREFIX/share/doc/orientd
+MANDIR=${MANDIR:-$PREFIX/share/man}
+COMPLETIONDIR=${COMPLETIONDIR:-$PREFIX/share/bash-completion/completions}
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   scripts/deps.sh
@@ -63,6 +67,16 @@ put 0644 "$tmp" "$UNITDIR/orientd.service"
 put 0644 udev/80-orientd.rules "$UDEVDIR/80-orientd.rules"
 for f in udev/61-sensor-local.hwdb.example docs/orientd.conf.example; do
   put 0644 "$f" "$DOCDIR/$(basename "$f")"
+done
+# Manual pages: man/NAME.SECTION.scd -> man SECTION/NAME.SECTION (scdoc, from scripts/deps.sh).
+command -v scdoc >/dev/null || { echo "install: scdoc is missing (apt-get install scdoc)" >&2; exit 69; }
+for scd in man/*.scd; do
+  page=$(basename "$scd" .scd)
+  scdoc <"$scd" >"$tmp" || { echo "install: scdoc failed on $scd" >&2; exit 65; }
+  put 0644 "$tmp" "$MANDIR/man${page##*.}/$page"
+done
+for completion in completion/*.bash; do
+  put 0644 "$completion" "$COMPLETIONDIR/$(basename "$completion" .bash)"
 done
 
 if [ -z "$DESTDIR" ] && [ "$(id -u)" -eq 0 ]; then

@@ -32,6 +32,18 @@ elif [ "$vm_status" -ne 0 ]; then
   exit "$vm_status"
 fi
 
+stage "Debian packages: scripts/build-deb.sh (release build, dpkg-buildpackage, man pages, lintian)"
+scripts/build-deb.sh
+
+stage "the packages as users get them: systemd as PID 1 in the VM (vm/run.sh --systemd)"
+vm_status=0
+vm/run.sh --systemd || vm_status=$?
+if [ "$vm_status" -eq 77 ]; then
+  echo "systemd VM stage skipped: QEMU cannot run here (see the banner above)"
+elif [ "$vm_status" -ne 0 ]; then
+  exit "$vm_status"
+fi
+
 stage "AddressSanitizer + LeakSanitizer: the test suite again (scripts/sanitize.sh asan, build-asan/)"
 scripts/sanitize.sh asan
 

@@ -3,9 +3,12 @@
 # that orientd and orientcam are tested against the real kernel drivers (HID sensor hub + IIO,
 # vivid V4L2, uinput + evdev) and not only against emulated sysfs.
 #
-# usage: vm/run.sh [--keep] [--shell] [--list] [--help] [TEST...]
+# usage: vm/run.sh [--systemd] [--keep] [--shell] [--list] [--help] [TEST...]
 #   TEST      guest tests to run (see --list; a test that shares its script with others runs them
 #             all); default: all of them, in order.
+#   --systemd the guest boots systemd as PID 1 on a writable overlay of the host's root and runs
+#             the tests in guest/systemd-tests/ (the Debian packages as users get them: the .debs
+#             in .build/deb from scripts/build-deb.sh, ORIENTD_VM_DEBS, are installed in it).
 #   --keep    after the tests, keep the guest up with a shell on this terminal (exit powers off).
 #   --shell   boot straight into a guest shell, no tests (interactive debugging).
 #   --list    print the guest test names and exit.
@@ -24,10 +27,13 @@
 # Environment:
 #   ORIENTD_VM_CACHE    kernel and initramfs cache (default /var/cache/orientd-vm as root,
 #                       else ${XDG_CACHE_HOME:-~/.cache}/orientd-vm)
-#   ORIENTD_VM_OUT      logs and artefacts (default .build/vm/out; wiped at the start of a run)
+#   ORIENTD_VM_OUT      logs and artefacts (default .build/vm/out, with --systemd
+#                       .build/vm/out-systemd; wiped at the start of a run)
+#   ORIENTD_VM_DEBS     --systemd: the folder with orientd_*.deb and orientcam_*.deb, inside the
+#                       project tree (default .build/deb)
 #   ORIENTD_VM_BIN      where orientd/orientcam were built (default: swift's debug bin path)
 #   ORIENTD_VM_MEM      guest memory in MiB (default 768)     ORIENTD_VM_SMP  vCPUs (default 2)
-#   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default 540)
+#   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default 540, --systemd 600)
 #   ORIENTD_VM_QEMU     the QEMU binary (default qemu-system-x86_64)
 #   CI=true             never skip: a QEMU that cannot run is a failure, and so is a product check
 #                       that would be skipped (the test command builds the products first).
@@ -81,9 +87,18 @@ script_of() {
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; }
 
 mode=tests
+init=bash
+# --systemd first (it chooses the tests the other arguments name).
+for arg in "$@"; do
+  if [ "$arg" = --systemd ]; then
+    init=systemd
+    tests_dir=$vmdir/guest/systemd-tests
+  fi
+done
 selected=()
 while [ $# -gt 0 ]; do
   case $1 in
+    --systemd) ;;
     --keep) mode=keep ;;
     --shell) mode=shell ;;
     --list)
@@ -117,10 +132,24 @@ if [ "$(id -u)" -eq 0 ]; then
 else
   cache=${ORIENTD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orientd-vm}
 fi
-out=${ORIENTD_VM_OUT:-$root/.build/vm/out}
+if [ $init = systemd ]; then
+  out=${ORIENTD_VM_OUT:-$root/.build/vm/out-systemd}
+  debs=${ORIENTD_VM_DEBS:-$root/.build/deb}
+  debs=$(cd "$debs" 2>/dev/null && pwd -P) || die "no folder $debs: build the packages first (scripts/build-deb.sh)"
+  compgen -G "$debs/orientd_*.deb" >/dev/null ||
+    die "no orientd_*.deb in $debs: build the packages first (scripts/build-deb.sh)"
+  case $debs/ in
+    "$(cd "$root" && pwd -P)"/*) ;;
+    *) die "ORIENTD_VM_DEBS ($debs) must be inside the project tree (the guest sees only that)" ;;
+  esac
+else
+  out=${ORIENTD_VM_OUT:-$root/.build/vm/out}
+fi
 mem=${ORIENTD_VM_MEM:-768}
 smp=${ORIENTD_VM_SMP:-2}
 vm_timeout=${ORIENTD_VM_TIMEOUT:-540}
+# --systemd: a full boot, and apt-get reading dpkg's database (118k files) over 9p.
+[ $init = bash ] || vm_timeout=${ORIENTD_VM_TIMEOUT:-600}
 ci=false
 case ${CI:-} in true | 1 | yes) ci=true ;; esac
 
@@ -229,7 +258,8 @@ vmlinuz=$kdir/boot/vmlinuz-$kv
 # dependencies, in the order modprobe would load them) and vm/initramfs/init as PID 1.
 boot_modules() {
   local m
-  for m in virtio_pci 9pnet_virtio 9p; do
+  # overlay: the writable root of the systemd guest (--systemd).
+  for m in virtio_pci 9pnet_virtio 9p overlay; do
     modprobe -d "$kdir" -S "$kv" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
   done | awk '!seen[$0]++'
 }
@@ -298,6 +328,9 @@ out=$(cd "$out" && pwd -P)
   echo "VM_CI=$ci"
   echo "VM_HOST_PROJECT='$root'"
   echo "VM_HAVE_BIN=$([ -d "$bin" ] && echo 1 || echo 0)"
+  echo "VM_INIT=$init"
+  echo "VM_TESTS_DIR=${tests_dir#"$vmdir"/guest/}"
+  if [ $init = systemd ]; then echo "VM_DEBS='/run/vm/project/${debs#"$(cd "$root" && pwd -P)"/}'"; fi
 } >"$out/vm.env"
 
 shares=(
@@ -312,11 +345,17 @@ shares=(
 # No PS/2 keyboard and mouse (QEMU's PC has them even with -nodefaults): the emulated uinput
 # keyboard is then the only device with volume keys, as on a tablet.
 kernel_args="i8042.nokbd i8042.noaux"
+# no_timer_check: on a busy host, TCG can miss the kernel's IO-APIC timer check at boot, which
+# then panics ("IO-APIC + timer doesn't work"); the check is meaningless for a virtual timer.
+kernel_args+=" no_timer_check"
+# systemd as PID 1 (--systemd): only what the tests need (guest/systemd/orientd-vm.target: basic
+# system, journald, udevd, the system bus, then the test runner), no status lines on the console.
+[ $init = bash ] || kernel_args+=" systemd.unit=orientd-vm.target systemd.show_status=false"
 qemu=(timeout --kill-after=10 "$vm_timeout" "$qemu_bin"
   -accel tcg,thread=multi,tb-size=256 -cpu max -m "$mem" -smp "$smp"
   -nographic -nodefaults -no-reboot -no-user-config
   -kernel "$vmlinuz" -initrd "$initrd"
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off $kernel_args orientd_vm.mode=$mode"
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off $kernel_args orientd_vm.mode=$mode orientd_vm.init=$init"
   "${shares[@]}")
 
 if [ "$mode" != tests ]; then

@@ -15,6 +15,9 @@ import Testing
         "/usr/lib/systemd/system/orientd.service", "/usr/lib/udev/rules.d/80-orientd.rules",
         "/usr/share/doc/orientd/orientd.conf.example",
         "/usr/share/doc/orientd/61-sensor-local.hwdb.example",
+        "/usr/share/man/man8/orientd.8", "/usr/share/man/man5/orientd.conf.5",
+        "/usr/share/man/man1/orientcam.1", "/usr/share/bash-completion/completions/orientd",
+        "/usr/share/bash-completion/completions/orientcam",
       ]
     ),
     (
@@ -23,6 +26,8 @@ import Testing
         "/usr/local/bin/orientd", "/etc/dbus-1/system.d/orientd.conf",
         "/usr/local/share/dbus-1/system-services/org.orientd.Orientation1.service",
         "/usr/local/lib/systemd/system/orientd.service", "/etc/udev/rules.d/80-orientd.rules",
+        "/usr/local/share/man/man8/orientd.8",
+        "/usr/local/share/bash-completion/completions/orientd",
       ]
     ),
   ])

@@ -17,7 +17,7 @@ log "guest up: kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int
 echo # the console's current line is the firmware's; results start on a line of their own
 status=0
 for name in $VM_TESTS; do
-  file=$(echo "$GUEST"/tests/[0-9][0-9]-"$name".sh)
+  file=$(echo "$GUEST"/"${VM_TESTS_DIR:-tests}"/[0-9][0-9]-"$name".sh)
   dir=$OUT/$name
   mkdir -p "$dir"
   # The header's "# timeout: SECONDS" and "# parts: A B C" lines (read without forking).

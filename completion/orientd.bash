@@ -1,0 +1,78 @@
+# bash completion for orientd(8): modes, options, detector parameter keys (replay --set),
+# orientation names and rotate's option values, files. Installed as /usr/share/bash-completion/completions/orientd.
+
+_orientd_detector_keys() {
+  # The keys orientd --help lists under "detector parameters".
+  orientd --help 2>/dev/null |
+    awk '/^detector parameters/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && !/^  / { exit }'
+}
+
+_orientd() {
+  local cur prev words cword
+  _init_completion -s || return
+
+  local mode=daemon word
+  for word in "${words[@]:1:cword-1}"; do
+    case $word in
+      --watch | --get | --list-sensors) mode=${word#--} ;;
+      record | replay | rotate) mode=$word ;;
+    esac
+  done
+
+  case $prev in
+    --config)
+      _filedir conf
+      return
+      ;;
+    --duration | --settle | --output | --touch | --exec | --exec-before)
+      return
+      ;;
+    --backend)
+      COMPREPLY=($(compgen -W "auto sway wlr-randr x11 none" -- "$cur"))
+      return
+      ;;
+    --when)
+      COMPREPLY=($(compgen -W "always tablet" -- "$cur"))
+      return
+      ;;
+    --natural)
+      COMPREPLY=($(compgen -W "normal left-up bottom-up right-up" -- "$cur"))
+      return
+      ;;
+    --set)
+      local IFS=$'\n'
+      compopt -o nospace
+      COMPREPLY=($(compgen -S = -W "$(_orientd_detector_keys)" -- "$cur"))
+      return
+      ;;
+  esac
+  # --set=KEY... and --config=FILE were split at '=' by _init_completion -s.
+  $split && return
+
+  local opts
+  case $mode in
+    daemon)
+      opts="--verbose --config --session --no-compat --watch --get --list-sensors --help --version"
+      if [ "$cword" -eq 1 ]; then
+        opts+=" record replay rotate"
+      fi
+      ;;
+    watch | get) opts="--json --session --verbose" ;;
+    list-sensors) opts="--json --config --verbose" ;;
+    record) opts="--duration --raw --config --verbose --help" ;;
+    rotate)
+      opts="--output --backend --touch --touch-only --when --exec --exec-before --natural --settle
+        --once --force --json --session --verbose --lock --unlock --toggle-lock --lock-status --help"
+      ;;
+    replay)
+      opts="--json --tilt --config --set --help"
+      if [[ $cur != -* ]]; then
+        _filedir '@(csv|txt)'
+        COMPREPLY+=($(compgen -W "-" -- "$cur"))
+        return
+      fi
+      ;;
+  esac
+  COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+}
+complete -F _orientd orientd
