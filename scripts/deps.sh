@@ -38,6 +38,7 @@ TEST_PKGS=(
   sway wlr-randr       # orientd rotate: a real headless sway (IPC, outputs, wlr-randr)
   xserver-xephyr x11-xserver-utils xinput  # orientd rotate on X11: Xephyr rotates (Xorg dummy does not)
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
+  tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
 )
 
 missing=()

@@ -1,4 +1,5 @@
 import DeviceDiscovery
+import OrientCore
 import SystemKit
 
 extension DeviceFacts {
@@ -60,14 +61,17 @@ extension DeviceFacts {
     guard
       let modalias = nearestModaliasAttribute(device) ?? device.nearestProperty("MODALIAS")?.value
     else { return nil }
+    // udev substitutes $attr{} values with unsafe characters replaced: the key must be built
+    // the same way, or a match line made from it misses (QEMU's DMI product has parentheses).
+    let udev = SensorHwdbMatch.udevSubstituted
     var prefix = "sensor:"
     if let label, !label.isEmpty {
-      prefix += "\(label):"
+      prefix += "\(udev(label)):"
     } else if let location = Sysfs.readIfPresent("\(device.syspath)/location") {
       prefix += location == "base" ? "accel-base:" : (location == "lid" ? "accel-display:" : "")
     }
-    let dmi = Sysfs.readIfPresent("/sys/class/dmi/id/modalias") ?? "dmi:*"
-    return "\(prefix)modalias:\(modalias):\(dmi)"
+    let dmi = Sysfs.readIfPresent("/sys/class/dmi/id/modalias").map(udev) ?? "dmi:*"
+    return "\(prefix)modalias:\(udev(modalias)):\(dmi)"
   }
 
   private static func nearestModaliasAttribute(_ device: UdevDevice) -> String? {

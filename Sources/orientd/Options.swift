@@ -25,6 +25,8 @@ struct Options: Equatable {
     case record(SensorCommandOptions)
     /// Run the detector over a recorded trace (`orientd replay`).
     case replay(ReplayOptions)
+    /// `calibrate`: find the sensor's mount matrix from poses.
+    case calibrate(CalibrateOptions)
     /// Turn the screen and touch input with the orientation (`orientd rotate`).
     case rotate(RotateOptions)
   }
@@ -40,6 +42,9 @@ struct Options: Equatable {
            orientd --list-sensors [--json] [--config FILE] [-v]
            orientd record [--duration S] [--raw] [--config FILE] [-v]
            orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
+           orientd calibrate [--json] [--exact] [--write [hwdb|config]] [--revert]
+                             [--sensor NAME] [--config FILE] [--hold S] [--timeout S]
+                             [--hwdb-file PATH] [-v]
            orientd rotate [--output NAME] [--backend B] [--touch NAME ...] [--when W]
                           [--exec CMD ...] [--exec-before CMD ...] [--natural O] [--settle MS]
                           [--once] [--force] [--json] [--session] [-v]
@@ -89,6 +94,26 @@ struct Options: Equatable {
                         (the same format as /etc/orientd.conf)
       --set KEY=VALUE   override one detector parameter (repeatable; applied after --config)
 
+    orientd calibrate finds the mount matrix of a sideways sensor: hold the device upright,
+    then left edge up, then face up, confirming each pose with Enter or by holding still for
+    --hold S (default 2) seconds; it prints the ACCEL_MOUNT_MATRIX value, an hwdb entry
+    matching this sensor on this machine, and an orientd.conf [device] block.
+      --exact           the nearest rotation (a sensor mounted at an odd angle) instead of
+                        a signed axis permutation
+      --write [hwdb|config]  install it: a local hwdb file (--hwdb-file, default
+                        /etc/udev/hwdb.d/61-sensor-orientd.hwdb) then systemd-hwdb update and
+                        udevadm trigger; or a [device] block in the configuration file; then
+                        check what orientd reports with the device upright (root needed)
+      --revert          remove what --write installed
+      --sensor NAME     the sensor expected (iio:deviceN or its name); it must be the one
+                        orientd uses
+      --timeout S       give up on a pose after S seconds (default 120)
+      --json            one JSON object per line ("event": sensor, pose, reading, rejected,
+                        accepted, result, written, applied, confirmed, note, error)
+    exit status for calibrate: 65 no matrix fits the poses, or a mirror image with --write;
+    69 no accelerometer, no reading, no systemd-hwdb/udevadm; 73 the file cannot be written
+    (nothing is changed); 75 no still reading before --timeout.
+
     detector parameters (KEY, default, unit):
     \(Options.parameterTable)
     \(RotateOptions.usage)
@@ -123,6 +148,8 @@ struct Options: Equatable {
         command = try Options.parseReplay(&cursor)
       case "record":
         command = try Options.parseRecord(&cursor)
+      case "calibrate":
+        command = try Options.parseCalibrate(&cursor)
       case "rotate":
         command = try RotateOptions.parse(&cursor)
       default:
@@ -250,6 +277,69 @@ struct Options: Equatable {
     return .record(options)
   }
 
+  private static func parseCalibrate(_ cursor: inout ArgumentCursor) throws(UsageError)
+    -> Command
+  {
+    var options = CalibrateOptions()
+    func seconds(_ name: String, _ text: String) throws(UsageError) -> Double {
+      guard let value = try? DecimalText.parseDouble(text), value > 0, value < 1e6 else {
+        throw UsageError("\(name) '\(text)' is not a positive number of seconds")
+      }
+      return value
+    }
+    while let argument = cursor.next() {
+      let (name, inline) = ArgumentCursor.split(argument)
+      switch name {
+      case "--help", "-h":
+        return .help
+      case "--version":
+        return .version
+      case "-v", "--verbose":
+        try ArgumentCursor.noValue(name, inline)
+        options.verbose = true
+      case "--json":
+        try ArgumentCursor.noValue(name, inline)
+        options.json = true
+      case "--exact":
+        try ArgumentCursor.noValue(name, inline)
+        options.exact = true
+      case "--revert":
+        try ArgumentCursor.noValue(name, inline)
+        options.revert = true
+      case "--write":
+        var value = inline
+        if value == nil, let next = cursor.peek(), !next.hasPrefix("-") {
+          value = cursor.next()
+        }
+        guard let target = CalibrateOptions.Target(rawValue: value ?? "hwdb") else {
+          throw UsageError("--write '\(value ?? "")' must be 'hwdb' or 'config'")
+        }
+        options.write = target
+      case "--sensor":
+        options.sensor = try cursor.value(for: name, inline: inline)
+      case "--config":
+        options.configPath = try cursor.value(for: name, inline: inline)
+      case "--hwdb-file":
+        options.hwdbFile = try cursor.value(for: name, inline: inline)
+      case "--hold":
+        options.hold = try seconds(name, try cursor.value(for: name, inline: inline))
+      case "--timeout":
+        options.timeout = try seconds(name, try cursor.value(for: name, inline: inline))
+      default:
+        throw UsageError(
+          argument.hasPrefix("-")
+            ? "unknown option '\(argument)' for calibrate" : "unexpected argument '\(argument)'")
+      }
+    }
+    if options.revert && options.write != nil {
+      throw UsageError("--revert and --write cannot be combined")
+    }
+    if options.revert && options.exact {
+      throw UsageError("--exact does not apply with --revert")
+    }
+    return .calibrate(options)
+  }
+
   private static func parseReplay(_ cursor: inout ArgumentCursor) throws(UsageError) -> Command {
     var replay = ReplayOptions()
     var sawInput = false
@@ -362,6 +452,9 @@ struct ArgumentCursor {
     defer { index += 1 }
     return arguments[index]
   }
+
+  /// The next argument without moving past it, or `nil` at the end.
+  func peek() -> String? { index < arguments.count ? arguments[index] : nil }
 
   /// The value of `option`: the next argument, which must exist.
   mutating func value(for option: String) throws(UsageError) -> String {

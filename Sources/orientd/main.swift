@@ -37,6 +37,8 @@ case .listSensors(let list):
   exit(ListSensorsCommand.main(list))
 case .record(let record):
   exit(RecordCommand.main(record))
+case .calibrate(let calibrate):
+  exit(CalibrateCommand.main(calibrate))
 case .rotate(let rotate):
   exit(RotateCommand.main(rotate))
 case .replay(let replay):

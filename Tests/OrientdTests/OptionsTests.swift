@@ -95,3 +95,51 @@ import Testing
     #expect(Options.usage.contains("66"))
   }
 }
+
+@Suite struct CalibrateOptionsTests {
+  @Test func calibrateOptions() throws {
+    var expected = CalibrateOptions()
+    #expect(try Options(arguments: ["calibrate"]).command == .calibrate(expected))
+    expected.json = true
+    expected.exact = true
+    expected.write = .hwdb
+    expected.hold = 0.5
+    expected.sensor = "iio:device1"
+    #expect(
+      try Options(arguments: [
+        "calibrate", "--json", "--exact", "--write", "--hold=0.5", "--sensor", "iio:device1",
+      ]).command == .calibrate(expected))
+    expected.write = .config
+    expected.configPath = "/tmp/o.conf"
+    #expect(
+      try Options(arguments: [
+        "calibrate", "--json", "--exact", "--write", "config", "--hold", "0.5", "--sensor",
+        "iio:device1", "--config", "/tmp/o.conf",
+      ]).command == .calibrate(expected))
+    var revert = CalibrateOptions()
+    revert.revert = true
+    revert.hwdbFile = "/tmp/x.hwdb"
+    #expect(
+      try Options(arguments: ["calibrate", "--revert", "--hwdb-file", "/tmp/x.hwdb"]).command
+        == .calibrate(revert))
+    #expect(try Options(arguments: ["calibrate", "--help"]).command == .help)
+  }
+
+  @Test(arguments: [
+    (["calibrate", "--write", "disk"], "--write 'disk' must be 'hwdb' or 'config'"),
+    (["calibrate", "--write=nowhere"], "must be 'hwdb' or 'config'"),
+    (["calibrate", "--revert", "--write"], "--revert and --write cannot be combined"),
+    (["calibrate", "--hold", "0"], "--hold '0' is not a positive number of seconds"),
+    (["calibrate", "--timeout", "x"], "--timeout 'x' is not a positive number"),
+    (["calibrate", "--duration", "2"], "unknown option '--duration' for calibrate"),
+    (["calibrate", "extra"], "unexpected argument 'extra'"),
+    (["calibrate", "--sensor"], "--sensor needs a value"),
+  ])
+  func calibrateUsageErrors(arguments: [String], message: String) {
+    #expect {
+      _ = try Options(arguments: arguments)
+    } throws: { error in
+      (error as? UsageError)?.message.contains(message) == true
+    }
+  }
+}
