@@ -15,7 +15,7 @@ _orientd() {
   for word in "${words[@]:1:cword-1}"; do
     case $word in
       --watch | --get | --list-sensors) mode=${word#--} ;;
-      record | replay | rotate) mode=$word ;;
+      record | replay | rotate | calibrate) mode=$word ;;
     esac
   done
 
@@ -24,8 +24,24 @@ _orientd() {
       _filedir conf
       return
       ;;
-    --duration | --settle | --output | --touch | --exec | --exec-before)
+    --duration | --settle | --output | --touch | --exec | --exec-before | --hold | --timeout)
       return
+      ;;
+    --sensor)
+      # IIO device names, read from sysfs (cheap: --list-sensors samples the sensor).
+      COMPREPLY=($(compgen -W "$(ls /sys/bus/iio/devices 2>/dev/null)" -- "$cur"))
+      return
+      ;;
+    --hwdb-file)
+      _filedir hwdb
+      return
+      ;;
+    --write)
+      # The kind is optional: an option may follow instead.
+      if [[ $cur != -* ]]; then
+        COMPREPLY=($(compgen -W "hwdb config" -- "$cur"))
+        return
+      fi
       ;;
     --backend)
       COMPREPLY=($(compgen -W "auto sway wlr-randr x11 none" -- "$cur"))
@@ -54,7 +70,7 @@ _orientd() {
     daemon)
       opts="--verbose --config --session --no-compat --watch --get --list-sensors --help --version"
       if [ "$cword" -eq 1 ]; then
-        opts+=" record replay rotate"
+        opts+=" record replay rotate calibrate"
       fi
       ;;
     watch | get) opts="--json --session --verbose" ;;
@@ -63,6 +79,9 @@ _orientd() {
     rotate)
       opts="--output --backend --touch --touch-only --when --exec --exec-before --natural --settle
         --once --force --json --session --verbose --lock --unlock --toggle-lock --lock-status --help"
+      ;;
+    calibrate)
+      opts="--json --exact --write --revert --sensor --config --hold --timeout --hwdb-file --verbose --help"
       ;;
     replay)
       opts="--json --tilt --config --set --help"
