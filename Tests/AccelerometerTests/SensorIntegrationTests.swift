@@ -323,7 +323,7 @@ struct SensorIntegrationTests {
     }
   }
 
-  /// The README's quirk workflow: a sideways device, a hwdb entry added, `udevadm trigger`
+  /// The quirk workflow of docs/sensors.md: a sideways device, a hwdb entry added, `udevadm trigger`
   /// (a change uevent): the new matrix is used without restarting.
   @Test func hwdbChangeAtRunTimeFixesASidewaysDevice() throws {
     let parent = IIOFixture.parent()
