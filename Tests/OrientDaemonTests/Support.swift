@@ -5,19 +5,10 @@ import TestSupport
 
 /// Emulated accelerometers for the daemon's end-to-end tests (1 g = 1000 counts).
 enum Accel {
-  static let parent = UMockdevDevice(
-    devpath: "/devices/platform/i2c-0/i2c-MXC6655:00",
-    properties: [("SUBSYSTEM", "i2c"), ("MODALIAS", "acpi:MXC6655:")],
-    attributes: [("modalias", "acpi:MXC6655:\n")])
+  static let parent = EmulatedAccelerometer.parent
 
-  /// A polled accelerometer, upright.
-  static let polled = UMockdevDevice(
-    devpath: "\(parent.devpath)/iio:device0",
-    properties: [("SUBSYSTEM", "iio"), ("IIO_SENSOR_PROXY_TYPE", "iio-poll-accel")],
-    attributes: [
-      ("name", "mxc4005\n"), ("in_accel_x_raw", "0\n"), ("in_accel_y_raw", "-1000\n"),
-      ("in_accel_z_raw", "0\n"), ("in_accel_scale", "0.00980665\n"),
-    ])
+  /// A polled accelerometer, upright (Tests/Fixtures/umockdev/mxc4005.umockdev).
+  static let polled = EmulatedAccelerometer.polled
 
   /// A buffered accelerometer (scan elements, buffer, trigger, `/dev/iio:device0` as a pty that
   /// delivers nothing, so a first claim is answered after the bound) and its data-ready
@@ -163,16 +154,19 @@ func sensorlessDaemon(_ bus: PrivateBus, _ arguments: [String] = []) throws -> C
   return daemon
 }
 
-extension String {
-  /// Without leading and trailing whitespace and newlines.
-  func trimmingCharacters() -> String {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
-    guard let start = firstIndex(where: { !isSpace($0) }),
-      let end = lastIndex(where: { !isSpace($0) })
-    else { return "" }
-    return String(self[start...end])
-  }
+/// A `--watch --json` line saying there is no sensor: every field undefined.
+func isUndefinedWithoutSensor(_ line: JSONValue) -> Bool {
+  line["orientation"]?.stringValue == "undefined" && line["rotation"] == .null
+    && line["tilt"]?.stringValue == "undefined" && line["has_accelerometer"]?.boolValue == false
+}
 
+/// A `--watch --json` line saying a sensor reads `orientation`.
+func isSensed(_ line: JSONValue, _ orientation: Orientation) -> Bool {
+  line["orientation"]?.stringValue == orientation.rawValue
+    && line["has_accelerometer"]?.boolValue == true
+}
+
+extension String {
   /// The lines, without empty ones.
   var lines: [String] { split(separator: "\n").map(String.init) }
 }
