@@ -229,8 +229,8 @@ import Testing
   @Test func documentedExampleIsAccepted() throws {
     let path = "\(Built.packageRoot)/docs/sensors.md"
     let page = readFile(path)
-    let start = try #require(page.range(of: "```ini\n"), "no ini example in \(path)")
-    let end = try #require(page[start.upperBound...].range(of: "```"), "unclosed example")
+    let start = try #require(page.firstRange(of: "```ini\n"), "no ini example in \(path)")
+    let end = try #require(page[start.upperBound...].firstRange(of: "```"), "unclosed example")
     let text = String(page[start.upperBound..<end.lowerBound])
     let configuration = try AccelerometerConfiguration(ConfigFile(parsing: text, source: path))
     #expect(configuration.sampling.mode == .auto)

@@ -240,7 +240,8 @@ struct SensorIntegrationTests {
     // No sample came from the base sensor: the only samples are the lid's, after it appeared.
     let firstSample = try #require(transcript.lines.firstIndex { $0.hasPrefix("sample ") })
     let lidFound = try #require(
-      transcript.lines.firstIndex { $0.contains(#""device":"iio:device1""#) })
+      transcript.lines.firstIndex { IIOFixture.sensor($0)?["device"]?.stringValue == "iio:device1" }
+    )
     #expect(firstSample > lidFound)
   }
 
