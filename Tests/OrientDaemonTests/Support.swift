@@ -100,6 +100,21 @@ final class DaemonFixture {
   /// Whether the daemon has the sensor's raw attributes open (it samples only then).
   var isReadingSensor: Bool { testbed.openFiles().contains { $0.contains("in_accel_") } }
 
+  /// The read system calls the daemon has made so far (`syscr` in /proc/PID/io): a poll of a
+  /// polled sensor is three `pread`s and a timerfd read.
+  var readCalls: Int {
+    let line = readFile("/proc/\(testbed.programPID)/io").split(separator: "\n")
+      .first { $0.hasPrefix("syscr: ") }
+    return line.flatMap { Int($0.dropFirst("syscr: ".count)) } ?? 0
+  }
+
+  /// Waits until the daemon has polled the sensor `polls` more times (no other reads happen
+  /// while no client talks to it), so a value just written has been read.
+  func waitForPolls(_ polls: Int = 3) -> Bool {
+    let start = readCalls
+    return waitFor(timeout: 15) { readCalls >= start + 4 * polls }
+  }
+
   /// The daemon's log.
   var log: String { testbed.programStderr }
 
