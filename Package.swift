@@ -94,7 +94,7 @@ let package = Package(
       name: "orientcam",
       dependencies: [
         "Capture", "Session", "Overlay", "Imaging", "OrientLog", "OrientClient", "OrientCore",
-        "DBusKit", "SystemKit",
+        "DBusKit", "SystemKit", "EvdevKit", "V4L2Kit",
       ]),
     .executableTarget(
       name: "orient-bench", dependencies: ["OrientCore", "OrientSim", "JSON"],
@@ -155,8 +155,12 @@ let package = Package(
       name: "CaptureTests",
       dependencies: [
         "Capture", "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "JSON", "OrientLog",
-        "TestSupport",
+        "TestSupport", "SystemKit", "orientcam",
       ]),
+    // orientcam's option parsers (Sources/orientcam/Options.swift), as OrientdTests for orientd.
+    .testTarget(
+      name: "OrientcamTests",
+      dependencies: ["orientcam", "Capture", "Session", "OrientCore", "V4L2Kit", "Imaging"]),
   ],
   swiftLanguageModes: [.v6]
 )

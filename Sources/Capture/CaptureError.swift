@@ -1,25 +1,39 @@
 import JPEGKit
+import SystemKit
 import V4L2Kit
 
 /// A failure of `orientcam`, with the message for the user and the exit status (sysexits.h).
 public struct CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The class of failure; each has a sysexits(3) status.
-  public enum Kind: Int32, Sendable {
+  /// The class of failure; each has a sysexits(3) status (`status`).
+  public enum Kind: Sendable {
     /// `EX_USAGE` 64: bad options or template.
-    case usage = 64
+    case usage
     /// `EX_DATAERR` 65: bad input data (a corrupt JPEG, no usable orientation line, a
-    /// rotation that cannot be done as strictly as asked).
-    case badData = 65
+    /// rotation that cannot be done as strictly as asked, an overlay that does not fit).
+    case badData
     /// `EX_NOINPUT` 66: an input file is missing or unreadable.
-    case noInput = 66
+    case noInput
     /// `EX_UNAVAILABLE` 69: no camera, camera refused or busy, orientd not reachable.
-    case unavailable = 69
+    case unavailable
     /// `EX_SOFTWARE` 70: an internal failure (a library could not start).
-    case software = 70
+    case software
     /// `EX_CANTCREAT` 73: the photo cannot be created (exists, read-only or missing folder).
-    case cannotCreate = 73
+    case cannotCreate
     /// `EX_IOERR` 74: writing failed (disk full, I/O error) or the camera failed mid-stream.
-    case ioError = 74
+    case ioError
+
+    /// The process exit status for this class.
+    public var status: ExitStatus {
+      switch self {
+      case .usage: .usage
+      case .badData: .dataError
+      case .noInput: .noInput
+      case .unavailable: .unavailable
+      case .software: .software
+      case .cannotCreate: .cannotCreate
+      case .ioError: .ioError
+      }
+    }
   }
 
   /// The class.
@@ -34,7 +48,7 @@ public struct CaptureError: Error, Equatable, Sendable, CustomStringConvertible 
   }
 
   /// The process exit status.
-  public var exitCode: Int32 { kind.rawValue }
+  public var status: ExitStatus { kind.status }
 
   /// The message.
   public var description: String { message }

@@ -12,18 +12,18 @@ public struct CaptureEnvironment {
   public var logger: Logger
   /// EXIF Software, e.g. `orientcam 0.1.0`.
   public var software: String
-  /// Makes the provider for `--orientation auto`. The default reports that orientd cannot be
-  /// reached; the D-Bus client (org.orientd.Orientation1, then net.hadess.SensorProxy,
-  /// claiming only for the capture) plugs in here.
-  public var autoOrientation: (Logger) throws(CaptureError) -> any OrientationProvider
+  /// Makes the orientation source for `--orientation auto` (see `OrientationSource`). The
+  /// default reports that orientd cannot be reached; the D-Bus client (org.orientd.Orientation1,
+  /// then net.hadess.SensorProxy, claiming only for the capture) plugs in here.
+  public var autoOrientation: (Logger) throws(CaptureError) -> any OrientationSource
   /// Called for each photo as soon as it is written.
   public var photoTaken: (PhotoReport) -> Void
 
   /// Creates an environment.
   public init(
     logger: Logger, software: String,
-    autoOrientation: @escaping (Logger) throws(CaptureError) -> any OrientationProvider = { _ in
-      UnreachableOrientationProvider()
+    autoOrientation: @escaping (Logger) throws(CaptureError) -> any OrientationSource = { _ in
+      UnreachableOrientationSource()
     },
     photoTaken: @escaping (PhotoReport) -> Void = { _ in }
   ) {
@@ -39,19 +39,20 @@ public enum CaptureCommand {
   /// The test pattern's sensor size when `--resolution` is not given.
   public static let defaultPatternSize = FrameSize(width: 1280, height: 720)
 
-  /// Makes the orientation provider for the options.
-  public static func orientationProvider(
+  /// Makes the orientation source for the options, with their fallback.
+  public static func orientationResolver(
     _ options: CaptureOptions, environment: CaptureEnvironment
   ) throws(CaptureError) -> OrientationResolver {
-    let provider: any OrientationProvider
+    let source: any OrientationSource
     switch options.orientation {
-    case .auto: provider = try environment.autoOrientation(environment.logger)
-    case .fixed(let o): provider = FixedOrientationProvider(o)
+    case .auto: source = try environment.autoOrientation(environment.logger)
+    case .fixed(let o): source = FixedOrientationSource(o)
     case .watchLines(let path):
-      provider = try WatchLinesProvider(path: path, logger: environment.logger)
+      source = WatchLinesSource(
+        path == "-" ? .standardInput : .path(path), logger: environment.logger)
     }
     return OrientationResolver(
-      provider: provider, fallback: options.fallback, logger: environment.logger)
+      source: source, fallback: options.fallback, logger: environment.logger)
   }
 
   /// Opens the source the options name (guarding, negotiating and warming up a camera).
@@ -82,7 +83,8 @@ public enum CaptureCommand {
       let source = try PatternSource(
         name: options.source.description, width: size.width, height: size.height,
         format: options.formatGiven ? options.formats[0] : .yuyv,
-        heldOrientation: held ?? orientation, sensorRotation: options.sensorRotation ?? 0,
+        heldOrientation: held ?? orientation, followsDevice: held == nil,
+        sensorRotation: options.sensorRotation ?? 0,
         facesUser: options.mirror)
       for _ in 0..<(options.skip ?? 0) { _ = try source.nextFrame() }
       return source
@@ -110,24 +112,28 @@ public enum CaptureCommand {
   {
     let logger = environment.logger
     var trigger = Clock.monotonicNanoseconds()
-    let resolver = try orientationProvider(options, environment: environment)
-    defer { resolver.provider.release() }
+    // The orientation source is followed on a loop of its own, turned before each photo.
+    let loop: EventLoop
+    do { loop = try EventLoop() } catch {
+      throw CaptureError(.software, "cannot create the event loop: \(error)")
+    }
+    let resolver = try orientationResolver(options, environment: environment)
+    defer { resolver.source.stop() }
+    try resolver.start(on: loop) { _ in }
     var reading = try resolver.resolve()
     let source = try openSource(options, orientation: reading.orientation, logger: logger)
     defer { source.close() }
     let count = options.count ?? source.remainingFrames ?? 1
-    if count == 1 { resolver.provider.release() }  // claim only for the capture
+    if count == 1 { resolver.source.stop() }  // claim only for the capture
     if let remaining = source.remainingFrames, remaining < count {
       throw CaptureError(
         .usage, "--count \(count) but \(source.name) has only \(remaining) file(s) left")
     }
     var sensorRotation = options.sensorRotation ?? 0
-    if options.sensorRotation == nil, let camera = source as? CameraSource,
-      let reported = camera.reportedSensorRotation
-    {
+    if options.sensorRotation == nil, let reported = source.reportedSensorRotation {
       sensorRotation = reported
       logger.debug(
-        "\(camera.name): the driver reports a mounting correction of \(reported) degrees")
+        "\(source.name): the driver reports a mounting correction of \(reported) degrees")
     }
     let processor = try PhotoProcessor(
       quality: options.quality, lossless: options.lossless, software: environment.software)
@@ -140,12 +146,13 @@ public enum CaptureCommand {
     for index in 0..<count {
       if index > 0 {
         trigger = Clock.monotonicNanoseconds()
+        do { try loop.runOnce(timeoutMilliseconds: 0) } catch {
+          throw CaptureError(.software, "event loop failed: \(error)")
+        }
         reading = try resolver.resolve()
-        if index == count - 1 { resolver.provider.release() }
+        if index == count - 1 { resolver.source.stop() }
       }
-      if let pattern = source as? PatternSource, case .pattern(nil) = options.source {
-        pattern.heldOrientation = reading.orientation
-      }
+      source.deviceHeld(reading.orientation)
       let frame = try source.nextFrame()
       if index == count - 1 { source.close() }  // release the camera before the slow part
       let report = try pipeline.takePhoto(
@@ -194,8 +201,8 @@ public enum ListCommand {
           ("card", .string(cap.card)),
           ("bus", .string(cap.busInfo)),
           ("position", camera.position.map { .string($0.rawValue) } ?? .null),
-          ("positionSource", camera.positionSource.map { .string($0) } ?? .null),
-          ("sensorRotation", camera.sensorRotation.map { .number(Double($0)) } ?? .null),
+          ("position_source", camera.positionSource.map { .string($0) } ?? .null),
+          ("sensor_rotation", camera.sensorRotation.map { .number(Double($0)) } ?? .null),
           ("largest", camera.largestSize.map { .string($0.description) } ?? .null),
           (
             "formats",
@@ -251,22 +258,22 @@ public enum InspectCommand {
       ("height", .number(Double(info.height))),
       ("subsampling", text(info.subsampling?.description)),
       ("exif", .bool(exif != nil)),
-      ("exifOrientation", number(exif?.orientation)),
-      ("pixelWidth", number(exif?.pixelWidth)),
-      ("pixelHeight", number(exif?.pixelHeight)),
+      ("exif_orientation", number(exif?.orientation)),
+      ("pixel_width", number(exif?.pixelWidth)),
+      ("pixel_height", number(exif?.pixelHeight)),
       ("make", text(exif?.make)),
       ("model", text(exif?.model)),
       ("software", text(exif?.software)),
-      ("dateTimeOriginal", text(exif?.dateTimeOriginal)),
-      ("subSecTimeOriginal", text(exif?.subSecTimeOriginal)),
-      ("offsetTimeOriginal", text(exif?.offsetTimeOriginal)),
+      ("date_time_original", text(exif?.dateTimeOriginal)),
+      ("sub_sec_time_original", text(exif?.subSecTimeOriginal)),
+      ("offset_time_original", text(exif?.offsetTimeOriginal)),
       (
         "pattern",
         .object([
           ("stored", text(stored.transform?.description)),
           ("displayed", text(displayed.transform?.description)),
           ("upright", .bool(displayed.transform == .identity)),
-          ("markerEdge", text(displayed.markerEdge)),
+          ("marker_edge", text(displayed.markerEdge)),
         ])
       ),
     ])
@@ -282,12 +289,12 @@ public enum InspectCommand {
     }
     var parts = ["\(s("width") ?? "?")x\(s("height") ?? "?") \(s("subsampling") ?? "")"]
     if value["exif"]?.boolValue == true {
-      parts.append("EXIF Orientation \(s("exifOrientation") ?? "absent")")
+      parts.append("EXIF Orientation \(s("exif_orientation") ?? "absent")")
       let camera = [s("make"), s("model")].compactMap { $0 }.joined(separator: " ")
       if !camera.isEmpty { parts.append(camera) }
-      if let taken = s("dateTimeOriginal") {
-        let fraction = s("subSecTimeOriginal").map { ".\($0)" } ?? ""
-        parts.append("taken \(taken)\(fraction) \(s("offsetTimeOriginal") ?? "")")
+      if let taken = s("date_time_original") {
+        let fraction = s("sub_sec_time_original").map { ".\($0)" } ?? ""
+        parts.append("taken \(taken)\(fraction) \(s("offset_time_original") ?? "")")
       }
     } else {
       parts.append("no EXIF")

@@ -18,6 +18,7 @@ public final class FileSource: FrameSource {
   /// Make/Model used when a file has none.
   public let identity = CameraIdentity(make: "orientcam", model: "file replay")
   private var next = 0
+  private var previewShown = false
   private let decoder: JPEGDecoder
 
   /// Expands the pattern.
@@ -79,6 +80,16 @@ public final class FileSource: FrameSource {
     if let make = exif?.make, let model = exif?.model {
       frame.identity = CameraIdentity(make: make, model: model)
     }
+    return frame
+  }
+
+  /// The first file, read again (not used up), until it could be shown once; a file that
+  /// cannot be read shows nothing (the photo taken from it reports why).
+  public func previewFrame() -> Frame? {
+    guard !previewShown, let first = paths.first,
+      let frame = try? FileSource(pattern: first).nextFrame()
+    else { return nil }
+    previewShown = true
     return frame
   }
 
@@ -237,6 +248,14 @@ public final class CameraSource: FrameSource {
   /// The descriptor that becomes readable when a frame is ready, for an event loop (a
   /// session); `nil` after `close()`.
   public var pollDescriptor: Int32? { stream?.pollDescriptor }
+
+  /// Streaming, on `pollDescriptor`; on demand (failing) once closed.
+  public var delivery: FrameDelivery {
+    stream.map { .streaming(descriptor: $0.pollDescriptor) } ?? .onDemand
+  }
+
+  /// The negotiated size.
+  public var frameSize: (width: Int, height: Int)? { (active.width, active.height) }
 
   /// The next frame if one is ready, without waiting (`VIDIOC_DQBUF` on the non-blocking
   /// descriptor); damaged MJPEG frames are skipped (`nil`).

@@ -63,6 +63,16 @@ public struct CameraIdentity: Equatable, Sendable {
   }
 }
 
+/// How a source delivers its frames, which decides how a session waits for them.
+public enum FrameDelivery: Equatable, Sendable {
+  /// Frames arrive on their own (a streaming camera): `descriptor` becomes readable when one is
+  /// ready, and `FrameSource.frameIfReady()` takes it without waiting. A photo is taken from
+  /// the first frame exposed after its trigger.
+  case streaming(descriptor: Int32)
+  /// A frame is made or read when `FrameSource.nextFrame()` asks (the pattern, files).
+  case onDemand
+}
+
 /// Where frames come from: a camera, the test pattern or JPEG files. A source stays open
 /// between frames, so a session can take many photos without reopening the device.
 public protocol FrameSource: AnyObject {
@@ -72,10 +82,42 @@ public protocol FrameSource: AnyObject {
   var identity: CameraIdentity { get }
   /// How many frames it can still deliver (`nil`: unlimited).
   var remainingFrames: Int? { get }
+  /// How frames come (on demand by default); a closed source delivers on demand and fails.
+  var delivery: FrameDelivery { get }
+  /// The size frames are delivered at, when known before the first one (`nil` for files).
+  var frameSize: (width: Int, height: Int)? { get }
+  /// The mounting correction the device reports, in degrees clockwise (`nil`: none reported;
+  /// `--sensor-rotation` or 0 applies).
+  var reportedSensorRotation: Int? { get }
   /// The next frame.
   func nextFrame() throws(CaptureError) -> Frame
+  /// The next frame if one is ready, without waiting (`nil`: none yet). On-demand sources
+  /// are always ready: this is `nextFrame()`.
+  func frameIfReady() throws(CaptureError) -> Frame?
+  /// A frame for a preview window between photos, without using up a frame a photo would take:
+  /// the pattern draws a fresh one, files show their first file (until it has been shown once),
+  /// a streaming camera none (its preview is the frames it streams).
+  func previewFrame() throws(CaptureError) -> Frame?
+  /// Tells the source how the device is held now. Only a simulated source uses it (the test
+  /// pattern, unless `pattern:ORIENTATION` fixed how it is held).
+  func deviceHeld(_ orientation: Orientation)
   /// Releases the device; idempotent. Further `nextFrame` calls fail.
   func close()
+}
+
+extension FrameSource {
+  /// On demand.
+  public var delivery: FrameDelivery { .onDemand }
+  /// Not known.
+  public var frameSize: (width: Int, height: Int)? { nil }
+  /// None.
+  public var reportedSensorRotation: Int? { nil }
+  /// Always ready: the next frame.
+  public func frameIfReady() throws(CaptureError) -> Frame? { try nextFrame() }
+  /// None.
+  public func previewFrame() throws(CaptureError) -> Frame? { nil }
+  /// Real devices see what they see.
+  public func deviceHeld(_ orientation: Orientation) {}
 }
 
 /// Parsed `--source` values.
@@ -146,6 +188,9 @@ public final class PatternSource: FrameSource {
   public let format: PixelFormat
   /// The orientation the simulated device is held in; a session may change it between frames.
   public var heldOrientation: Orientation
+  /// Whether `deviceHeld(_:)` changes `heldOrientation` (`pattern`: it follows what the
+  /// capture believes), or it stays fixed (`pattern:ORIENTATION`).
+  public let followsDevice: Bool
   /// The simulated mounting correction (clockwise degrees).
   public let sensorRotation: Int
   /// Whether it simulates a front camera (`--mirror`), which sees the scene turned the other
@@ -160,7 +205,8 @@ public final class PatternSource: FrameSource {
   /// - Throws: `CaptureError.usage` if the format cannot have the size (odd YUYV widths).
   public init(
     name: String = "pattern", width: Int, height: Int, format: PixelFormat,
-    heldOrientation: Orientation, sensorRotation: Int, facesUser: Bool = false
+    heldOrientation: Orientation, followsDevice: Bool = true, sensorRotation: Int,
+    facesUser: Bool = false
   ) throws(CaptureError) {
     guard format.supports(width: width, height: height) else {
       throw CaptureError(
@@ -172,6 +218,7 @@ public final class PatternSource: FrameSource {
     self.size = (width, height)
     self.format = format
     self.heldOrientation = heldOrientation
+    self.followsDevice = followsDevice
     self.sensorRotation = sensorRotation
     self.facesUser = facesUser
   }
@@ -251,6 +298,17 @@ public final class PatternSource: FrameSource {
       sensor: packed == nil ? sensor : nil, packed: packed)
     background = made
     return made
+  }
+
+  /// The sensor frame size.
+  public var frameSize: (width: Int, height: Int)? { size }
+
+  /// A fresh frame (the preview shows the pattern as a streaming camera would).
+  public func previewFrame() throws(CaptureError) -> Frame? { try nextFrame() }
+
+  /// Follows the device, unless the held orientation is fixed.
+  public func deviceHeld(_ orientation: Orientation) {
+    if followsDevice { heldOrientation = orientation }
   }
 
   /// Marks the source closed.

@@ -44,7 +44,7 @@ public struct PhotoReport: Sendable {
       ("width", .number(Double(width))),
       ("height", .number(Double(height))),
       ("orientation", .string(orientation.orientation.rawValue)),
-      ("orientationSource", .string(orientation.source)),
+      ("orientation_source", .string(orientation.source)),
       ("rotate", .string(mode.rawValue)),
       (
         "rotation",
@@ -54,15 +54,15 @@ public struct PhotoReport: Sendable {
           ("method", .string(method.rawValue)),
         ])
       ),
-      ("exifOrientation", exifOrientation.map { .number(Double($0)) } ?? .null),
+      ("exif_orientation", exifOrientation.map { .number(Double($0)) } ?? .null),
       ("source", .string(source)),
       ("format", .string(format)),
       ("notes", .array(notes.map { .string($0) })),
       (
         "timings",
         .object([
-          ("triggerToFrameMs", ms(triggerToFrameMilliseconds)),
-          ("frameToFileMs", ms(frameToFileMilliseconds)),
+          ("trigger_to_frame_ms", ms(triggerToFrameMilliseconds)),
+          ("frame_to_file_ms", ms(frameToFileMilliseconds)),
         ])
       ),
     ])

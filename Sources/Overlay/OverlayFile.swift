@@ -44,14 +44,19 @@ public struct OverlayError: Error, Equatable, Sendable, CustomStringConvertible 
 /// `{"message": TEXT}`, `{"status": TEXT, "seconds": N}`), `size` (`[W, H]` in the user's
 /// view), `anchor` (`top-left`, `top`, `top-right`, `left`, `center`, `right`, `bottom-left`,
 /// `bottom`, `bottom-right`), `frame` (`view`, the default, or `device`), `margin` (one length
-/// or `[X, Y]`), `offset` (`[X, Y]`), `fill`, `border`, `textColor` (`#rrggbb[aa]`). A length
+/// or `[X, Y]`), `offset` (`[X, Y]`), `fill`, `border`, `text_color` (`#rrggbb[aa]`; `textColor`, its spelling before 0.2, is still
+/// read). A length
 /// is a number of pixels or a string `"N%"` (percent of the preview's shorter side).
 public enum OverlayFile {
   /// The members a control may have.
   public static let controlMembers = [
     "id", "kind", "shape", "text", "status", "action", "size", "anchor", "frame", "margin",
-    "offset", "fill", "border", "textColor",
+    "offset", "fill", "border", "text_color",
   ]
+
+  /// Members read under their old spelling for a release (written by orientcam 0.1), and the
+  /// member each stands for.
+  public static let legacyControlMembers = ["textColor": "text_color"]
 
   /// Parses an overlay file's text.
   ///
@@ -142,7 +147,7 @@ public enum OverlayFile {
               ("fill", .string(c.fill.description)),
             ]
             if let border = c.border { members.append(("border", .string(border.description))) }
-            members.append(("textColor", .string(c.textColour.description)))
+            members.append(("text_color", .string(c.textColour.description)))
             return .object(members)
           })
       )
@@ -236,7 +241,8 @@ private struct Reader {
     }
     let base = steps
     var found: [String: JSONValue] = [:]
-    for (key, member) in members {
+    for (written, member) in members {
+      let key = OverlayFile.legacyControlMembers[written] ?? written
       guard OverlayFile.controlMembers.contains(key) else {
         throw fail(
           "unknown member \"\(key)\"; a control has "
@@ -349,7 +355,7 @@ private struct Reader {
     }
     if let v = found["fill"] { control.fill = try colour("fill", v) }
     if let v = found["border"] { control.border = try colour("border", v) }
-    if let v = found["textColor"] { control.textColour = try colour("textColor", v) }
+    if let v = found["text_color"] { control.textColour = try colour("text_color", v) }
     return control
 
     func colour(_ key: String, _ v: JSONValue) throws(OverlayError) -> Colour {

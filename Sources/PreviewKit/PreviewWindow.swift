@@ -18,7 +18,8 @@ public struct PreviewError: Error, Equatable, Sendable, CustomStringConvertible 
 public enum PreviewInput: Equatable, Sendable {
   /// A click or touch at a preview pixel (preview coordinates, whatever the window's size).
   case press(x: Int, y: Int)
-  /// A key pressed while the window has focus: `return`, `space`, `q`, `escape`.
+  /// A key pressed while the window has focus: `return`, `space`, `q`, `escape`, or any other
+  /// by its SDL name, lowercased (`a`, `tab`, `f1`).
   case key(String)
   /// The window was closed.
   case close
@@ -138,7 +139,12 @@ public final class PreviewWindow {
         case Int(SDLK_SPACE.rawValue): inputs.append(.key("space"))
         case Int(SDLK_q.rawValue): inputs.append(.key("q"))
         case Int(SDLK_ESCAPE.rawValue): inputs.append(.key("escape"))
-        default: break
+        default:
+          // Any other key by SDL's name, lowercased (`a`, `tab`, `f1`): the session decides
+          // what it does (nothing).
+          if let name = SDL_GetKeyName(event.key.keysym.sym), name.pointee != 0 {
+            inputs.append(.key(String(cString: name).lowercased()))
+          }
         }
       default:
         break

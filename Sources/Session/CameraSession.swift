@@ -17,17 +17,11 @@ public struct SessionEnvironment {
   public var logger: Logger
   /// EXIF Software, e.g. `orientcam 0.1.0`.
   public var software: String
-  /// Makes the orientation feed for `--orientation auto`: **the hook for orientd over D-Bus.**
-  ///
-  /// The default reports that orientd cannot be reached (so `--orientation-fallback` or an
-  /// error applies). The D-Bus client plugs in by returning a feed that, in `start(on:changed:)`,
-  /// connects to the system bus on the given loop (DBusKit's loop integration), claims the
-  /// accelerometer (`org.orientd.Orientation1`, else `net.hadess.SensorProxy`
-  /// `ClaimAccelerometer`), reads `AccelerometerOrientation` into `current` and calls
-  /// `changed`, then calls `changed` again from its `PropertiesChanged` handler; `stop()`
-  /// releases the claim. A capture-style `OrientationProvider` also works unchanged by wrapping
-  /// it in `PollingOrientationFeed`.
-  public var autoOrientation: (Logger) throws(CaptureError) -> any OrientationFeed
+  /// Makes the orientation source for `--orientation auto`: **the hook for orientd over
+  /// D-Bus** (see `OrientationSource`; `CaptureEnvironment.autoOrientation` is the same hook for
+  /// capture). The default reports that orientd cannot be reached (so `--orientation-fallback`
+  /// or an error applies).
+  public var autoOrientation: (Logger) throws(CaptureError) -> any OrientationSource
   /// Receives each line of output (stdout): photo paths, or with `--json` one JSON event per
   /// line.
   public var emit: (String) -> Void
@@ -39,10 +33,8 @@ public struct SessionEnvironment {
   /// Creates an environment.
   public init(
     logger: Logger, software: String,
-    autoOrientation: @escaping (Logger) throws(CaptureError) -> any OrientationFeed = { _ in
-      PollingOrientationFeed(
-        provider: UnreachableOrientationProvider(), label: "orientd",
-        intervalNanoseconds: 1_000_000_000)
+    autoOrientation: @escaping (Logger) throws(CaptureError) -> any OrientationSource = { _ in
+      UnreachableOrientationSource()
     },
     emit: @escaping (String) -> Void
   ) {
@@ -66,45 +58,28 @@ public struct SessionSummary: Equatable, Sendable {
 /// `orientcam session`: keeps the source open and takes a photo per trigger, on one event loop
 /// (SystemKit's epoll loop) that owns everything: frames (the camera's descriptor, or a timer
 /// for the pattern and files when there is a preview), stdin, signals (signalfd), the grabbed
-/// key devices, the orientation feed and the SDL preview (pumped from the frame timer).
+/// key devices, the orientation source and the SDL preview (pumped from the frame timer).
+///
+/// The parts are their own types: `ShotQueue` (photos asked for), `PreviewController` (overlay
+/// layout, status label, window), `SessionEvent` (the `--json` lines); the source says how it
+/// delivers frames (`FrameDelivery`).
 public final class CameraSession {
   private let options: SessionOptions
   private let environment: SessionEnvironment
   private var logger: Logger { environment.logger }
   private let loop: EventLoop
   private var signalWatch: EventLoop.Watch?
-  private var feed: (any OrientationFeed)?
-  private var stdinFeed: WatchLinesFeed?
+  private var orientation: OrientationResolver?
+  /// The orientation source when it is stdin (`--orientation-from -`): fed from `stdinLine`.
+  private var stdinFeed: WatchLinesSource?
   private var stdinInput: LineInput?
   private var source: (any FrameSource)?
   private var cameraWatch: EventLoop.Watch?
   private var pipeline: PhotoPipeline?
   private var keys: ShutterKeys?
-  private var preview: PreviewWindow?
-  private var frameTimer: EventLoop.Timer?
-  private var statusTimer: EventLoop.Timer?
-  private let decoder: JPEGDecoder
-
+  private var preview: PreviewController?
   private var reading = OrientationReading(.normal, source: "default")
-  private var overlay = OverlayFile.builtIn
-  private var overlayLabel = "built-in"
-  private var previewSize = (width: 0, height: 0)
-  private var layout: Layout?
-  private var state = OverlayState()
-  private var statusToken = 0
-  private var sensorRotation = 0
-  private var latestFrame: Frame?
-  private var latestFrameShown = true
-  private var overlayDirty = true
-
-  private struct Shot {
-    var trigger: String
-    var time: Int64
-    var burstIndex: Int
-    /// The orientation when the trigger came: what the user held the device in.
-    var reading: OrientationReading
-  }
-  private var waitingShots: [Shot] = []
+  private var shots = ShotQueue()
   /// Takes the waiting shots of on-demand sources one per loop turn, so that signals (SIGTERM
   /// in the middle of a long burst) are served between photos.
   private var shotTimer: EventLoop.Timer?
@@ -118,9 +93,6 @@ public final class CameraSession {
     self.environment = environment
     do { loop = try EventLoop() } catch {
       throw CaptureError(.software, "cannot create the event loop: \(error)")
-    }
-    do { decoder = try JPEGDecoder() } catch {
-      throw CaptureError(.software, "cannot start TurboJPEG: \(error)")
     }
   }
 
@@ -151,15 +123,29 @@ public final class CameraSession {
     } catch {
       throw CaptureError(.software, "cannot take signals: \(error)")
     }
-    try loadOverlay()
+    let (overlay, overlayLabel) = try PreviewController.loadOverlay(options.overlayPath)
     try startOrientation()
     if let endReason { return SessionSummary(reason: endReason, photos: 0, droppedShots: 0) }
-    try openSource()
-    if !waitingShots.isEmpty, !(source is CameraSource) { scheduleShot() }
-    try checkOverlayFits()
+    let source = try openSource()
+    let sensorRotation = options.capture.sensorRotation ?? source.reportedSensorRotation ?? 0
+    try makePipeline(sensorRotation: sensorRotation)
+    if !shots.isEmpty, source.delivery == .onDemand { scheduleShot() }
+    let preview = PreviewController(
+      overlay: overlay, label: overlayLabel,
+      size: PreviewController.size(
+        requested: options.previewSize.map { ($0.width, $0.height) }, frame: source.frameSize,
+        sensorRotation: sensorRotation),
+      sensorRotation: sensorRotation, mirror: options.capture.mirror, loop: loop, logger: logger)
+    self.preview = preview
+    try preview.layOut(for: reading.orientation)
     try grabKeys()
     try startStdin()
-    try openPreview()
+    if !options.headless {
+      try preview.open(fullscreen: options.fullscreen, fps: options.fps) { [weak self] in
+        self?.frameTick()
+      }
+      frameTick()
+    }
     emitReady()
     while endReason == nil {
       do { try loop.runOnce(timeoutMilliseconds: -1) } catch {
@@ -168,25 +154,19 @@ public final class CameraSession {
       if let failure {
         // Said on stdout too, so a program following the events learns why they stop and
         // how many photos it has (they stay: each was complete before it got its name).
-        emitEvent([
-          ("event", .string("error")), ("trigger", .null), ("message", .string(failure.message)),
-        ])
-        emitEvent([
-          ("event", .string("end")), ("reason", .string("error")),
-          ("photos", .number(Double(photos))),
-          ("droppedShots", .number(Double(waitingShots.count))),
-          ("status", .number(Double(failure.exitCode))),
-        ])
+        emit(.error(trigger: nil, message: failure.message))
+        emit(
+          .end(
+            reason: "error", photos: photos, droppedShots: shots.count, status: failure.status))
         throw failure
       }
     }
     let summary = SessionSummary(
-      reason: endReason ?? "end", photos: photos, droppedShots: waitingShots.count)
-    emitEvent([
-      ("event", .string("end")), ("reason", .string(summary.reason)),
-      ("photos", .number(Double(summary.photos))),
-      ("droppedShots", .number(Double(summary.droppedShots))),
-    ])
+      reason: endReason ?? "end", photos: photos, droppedShots: shots.count)
+    emit(
+      .end(
+        reason: summary.reason, photos: summary.photos, droppedShots: summary.droppedShots,
+        status: nil))
     return summary
   }
 
@@ -194,18 +174,15 @@ public final class CameraSession {
   private func shutDown() {
     keys?.release()
     keys = nil
-    frameTimer?.cancel()
-    frameTimer = nil
     shotTimer?.cancel()
     shotTimer = nil
-    statusTimer?.cancel()
-    statusTimer = nil
+    preview?.close()
     cameraWatch?.cancel()
     cameraWatch = nil
     source?.close()
     source = nil
-    feed?.stop()
-    feed = nil
+    orientation?.source.stop()
+    orientation = nil
     stdinInput?.stop()
     stdinInput = nil
     preview = nil
@@ -214,7 +191,7 @@ public final class CameraSession {
   /// Ends the session; `drain` first takes the photos already asked for (q, SIGUSR2),
   /// otherwise they are dropped (SIGTERM, SIGINT, SIGHUP, window closed).
   private func end(_ reason: String, drain: Bool = false) {
-    if drain && !waitingShots.isEmpty {
+    if drain && !shots.isEmpty {
       if endAfterShots == nil { endAfterShots = reason }
       return
     }
@@ -223,7 +200,7 @@ public final class CameraSession {
   }
 
   private func endIfDrained() {
-    if let reason = endAfterShots, waitingShots.isEmpty { end(reason) }
+    if let reason = endAfterShots, shots.isEmpty { end(reason) }
   }
 
   private func fail(_ error: CaptureError) {
@@ -243,85 +220,52 @@ public final class CameraSession {
 
   // MARK: - Start-up
 
-  private func loadOverlay() throws(CaptureError) {
-    guard let path = options.overlayPath else { return }
-    let text: String
-    do {
-      let fd = try FileDescriptor(path: path)
-      text = String(decoding: try fd.readToEnd(limit: 1 << 20), as: UTF8.self)
-    } catch {
-      throw CaptureError(.noInput, "--overlay \(path): cannot read (\(error.reason))")
-    }
-    do { overlay = try OverlayFile.parse(text, path: path) } catch {
-      throw CaptureError(.badData, "--overlay \(error)")
-    }
-    overlayLabel = path
-  }
-
   private func startOrientation() throws(CaptureError) {
-    let made: any OrientationFeed
+    let made: any OrientationSource
     switch options.capture.orientation {
-    case .fixed(let o): made = FixedOrientationFeed(o)
+    case .fixed(let o): made = FixedOrientationSource(o)
     case .watchLines("-"):
-      let stdin = WatchLinesFeed(path: nil, logger: logger)
+      let stdin = WatchLinesSource(.handedIn, logger: logger)
       stdinFeed = stdin
       made = stdin
-    case .watchLines(let path): made = WatchLinesFeed(path: path, logger: logger)
+    case .watchLines(let path): made = WatchLinesSource(.path(path), logger: logger)
     case .auto: made = try environment.autoOrientation(logger)
     }
-    feed = made
-    var started = false
-    try made.start(on: loop) { [weak self] reading in
-      guard let self else { return }
-      if started { self.orientationChanged(reading) } else { self.reading = reading }
-    }
+    let resolver = OrientationResolver(
+      source: made, fallback: options.capture.fallback, logger: logger)
+    orientation = resolver
     // Stdin is also where Enter and q come from, so it is read from the start.
     if stdinFeed != nil { try startStdin() }
-    // Wait (up to 5 s, serving signals) for a first reading from a pipe or the bus. A file
-    // read at once by work posted to the loop answers in the first turn.
-    do { try loop.runOnce(timeoutMilliseconds: 0) } catch {
-      throw CaptureError(.software, "event loop failed: \(error)")
-    }
-    if made.current == nil && !made.hasEnded && endReason == nil {
-      do {
-        try loop.run(
-          until: { made.current != nil || made.hasEnded || self.endReason != nil },
-          timeoutNanoseconds: 5_000_000_000)
-      } catch {
-        throw CaptureError(.software, "event loop failed: \(error)")
-      }
-    }
+    // Wait (up to 5 s, serving signals) for a first reading from a pipe or the bus.
+    var started = false
+    try resolver.start(
+      on: loop, stopWaiting: { [weak self] in self?.endReason != nil },
+      changed: { [weak self] reading in
+        guard let self else { return }
+        if started { self.orientationChanged(reading) } else { self.reading = reading }
+      })
     started = true
     if endReason != nil { return }
-    if let current = made.current {
-      reading = current
-    } else if let fallback = options.capture.fallback {
-      let why = made.problem?.message ?? "\(made.label): no orientation yet"
-      logger.warning(
-        "\(why); using --orientation-fallback \(fallback.rawValue) until there is one")
-      reading = OrientationReading(fallback, source: "fallback")
-    } else {
-      let why =
-        made.problem?.message
-        ?? "\(made.label) gave no orientation"
-        + (made.hasEnded ? " before it ended" : " within 5 s")
-      throw CaptureError(
-        .unavailable,
-        "\(why). Start orientd (or iio-sensor-proxy), give --orientation NAME, or allow "
-          + "--orientation-fallback normal")
-    }
+    reading = try resolver.resolve(whileWaiting: true)
   }
 
-  private func openSource() throws(CaptureError) {
+  private func openSource() throws(CaptureError) -> any FrameSource {
     let opened = try CaptureCommand.openSource(
       options.capture, orientation: reading.orientation, logger: logger)
     source = opened
-    sensorRotation = options.capture.sensorRotation ?? 0
-    if options.capture.sensorRotation == nil, let camera = opened as? CameraSource,
-      let reported = camera.reportedSensorRotation
-    {
-      sensorRotation = reported
+    if case .streaming(let fd) = opened.delivery {
+      do {
+        cameraWatch = try loop.watch(fd, for: .readable) { [weak self] events in
+          self?.frameReadable(events)
+        }
+      } catch {
+        throw CaptureError(.software, "cannot watch \(opened.name): \(error)")
+      }
     }
+    return opened
+  }
+
+  private func makePipeline(sensorRotation: Int) throws(CaptureError) {
     let processor = try PhotoProcessor(
       quality: options.capture.quality, lossless: options.capture.lossless,
       software: environment.software)
@@ -331,55 +275,6 @@ public final class CameraSession {
         mirror: options.capture.mirror, template: options.capture.output,
         overwrite: options.capture.force),
       processor: processor)
-    if let camera = opened as? CameraSource, let fd = camera.pollDescriptor {
-      do {
-        cameraWatch = try loop.watch(fd, for: .readable) { [weak self] events in
-          self?.cameraReadable(events)
-        }
-      } catch {
-        throw CaptureError(.software, "cannot watch \(camera.name): \(error)")
-      }
-    }
-    // The preview shows the frame turned by the camera's mounting only: the display turns
-    // with the device, so the scene looks right on it without the device rotation.
-    if let size = options.previewSize {
-      previewSize = (size.width, size.height)
-    } else {
-      let frame = frameSize(of: opened)
-      let turned = ImageTransform(quarterTurns: sensorRotation / 90).outputSize(
-        width: frame.width, height: frame.height)
-      let scale = min(1, 960 / Double(max(turned.width, turned.height)))
-      previewSize = (
-        max(64, Int((Double(turned.width) * scale).rounded())),
-        max(64, Int((Double(turned.height) * scale).rounded()))
-      )
-    }
-  }
-
-  private func frameSize(of source: any FrameSource) -> (width: Int, height: Int) {
-    if let pattern = source as? PatternSource { return pattern.size }
-    if let camera = source as? CameraSource {
-      return (camera.active.width, camera.active.height)
-    }
-    return (1280, 720)
-  }
-
-  private func checkOverlayFits() throws(CaptureError) {
-    let problems = OverlayLayout.check(
-      overlay, width: previewSize.width, height: previewSize.height)
-    guard !problems.isEmpty else {
-      layout = OverlayLayout.layout(
-        overlay, orientation: reading.orientation, width: previewSize.width,
-        height: previewSize.height)
-      return
-    }
-    let text = problems.map { o, conflicts in
-      "\(o.rawValue): " + conflicts.map(\.description).joined(separator: "; ")
-    }.joined(separator: "; ")
-    throw CaptureError(
-      .badData,
-      "--overlay \(overlayLabel) does not fit a \(previewSize.width)x\(previewSize.height) "
-        + "preview: \(text) (check it with orientcam layout)")
   }
 
   private func grabKeys() throws(CaptureError) {
@@ -423,56 +318,20 @@ public final class CameraSession {
     }
   }
 
-  private func openPreview() throws(CaptureError) {
-    guard !options.headless else { return }
-    do {
-      preview = try PreviewWindow(
-        title: "orientcam", width: previewSize.width, height: previewSize.height,
-        fullscreen: options.fullscreen)
-    } catch {
-      throw CaptureError(.unavailable, "\(error)")
-    }
-    do {
-      let timer = try loop.makeTimer { [weak self] in self?.frameTick() }
-      frameTimer = timer
-      let period = Int64(1_000_000_000 / options.fps)
-      try timer.schedule(afterNanoseconds: 1_000_000, intervalNanoseconds: period)
-    } catch {
-      throw CaptureError(.software, "cannot start the frame timer: \(error)")
-    }
-    refreshOverlay()
-    frameTick()
-  }
-
   private func emitReady() {
-    var devices: [JSONValue] = []
-    for device in keys?.devices ?? [] {
-      devices.append(
-        .object([
-          ("path", .string(device.path)), ("name", .string(device.name)),
-          ("passOn", device.passOn.map { .string($0) } ?? .null),
-        ]))
+    let devices = (keys?.devices ?? []).map {
+      SessionEvent.KeyDevice(path: $0.path, name: $0.name, passOn: $0.passOn)
     }
-    emitEvent([
-      ("event", .string("ready")), ("pid", .number(Double(getpid()))),
-      ("source", .string(source?.name ?? "?")),
-      ("orientation", .string(reading.orientation.rawValue)),
-      ("orientationSource", .string(reading.source)),
-      ("overlay", .string(overlayLabel)),
-      (
-        "preview",
-        preview == nil
-          ? .null
-          : .object([
-            ("width", .number(Double(previewSize.width))),
-            ("height", .number(Double(previewSize.height))),
-            ("renderer", .string(preview?.rendererName ?? "?")),
-          ])
-      ),
-      ("burst", .number(Double(options.burst))),
-      ("shutterKeys", .array(options.shutterKeys.map { .string($0) })),
-      ("shutterDevices", .array(devices)),
-    ])
+    let window = preview.flatMap { p in
+      p.rendererName.map {
+        SessionEvent.PreviewInfo(width: p.size.width, height: p.size.height, renderer: $0)
+      }
+    }
+    emit(
+      .ready(
+        pid: getpid(), source: source?.name ?? "?", orientation: reading,
+        overlay: preview?.overlayLabel ?? "built-in", preview: window, burst: options.burst,
+        shutterKeys: options.shutterKeys, shutterDevices: devices))
     if !options.capture.json {
       logger.notice(
         "session ready: \(source?.name ?? "?"), \(reading.orientation.rawValue); Enter or "
@@ -517,50 +376,20 @@ public final class CameraSession {
     reading = new
     guard old.orientation != new.orientation else { return }
     let started = Clock.monotonicNanoseconds()
-    if let pattern = source as? PatternSource, case .pattern(nil) = options.capture.source {
-      pattern.heldOrientation = new.orientation
-    }
-    layout = OverlayLayout.layout(
-      overlay, orientation: new.orientation, width: previewSize.width, height: previewSize.height)
-    if preview != nil {
-      refreshOverlay()
-      preview?.present()  // the new layout is on screen before the next frame
-    }
+    source?.deviceHeld(new.orientation)
+    preview?.relayout(for: new.orientation)
     let took = Double(Clock.monotonicNanoseconds() - started) / 1e6
-    emitEvent([
-      ("event", .string("orientation")), ("orientation", .string(new.orientation.rawValue)),
-      ("source", .string(new.source)), ("relayoutMs", .number((took * 1000).rounded() / 1000)),
-      ("controls", controlsJSON()),
-    ])
-  }
-
-  private func controlsJSON() -> JSONValue {
-    .array(
-      (layout?.placements ?? []).map { p in
-        .object([
-          ("id", .string(p.control.id)),
-          (
-            "rect",
-            .array([p.rect.x, p.rect.y, p.rect.width, p.rect.height].map { .number(Double($0)) })
-          ),
-          ("rotation", .number(Double(p.rotation))),
-        ])
-      })
+    emit(
+      .orientation(new, relayoutMilliseconds: took, controls: preview?.placements ?? []))
   }
 
   private func press(x: Int, y: Int) {
-    guard let placement = layout?.button(atX: x, y: y) else {
-      emitEvent([
-        ("event", .string("press")), ("x", .number(Double(x))), ("y", .number(Double(y))),
-        ("control", .null),
-      ])
+    guard let placement = preview?.button(atX: x, y: y) else {
+      emit(.press(x: x, y: y, control: nil))
       return
     }
     let control = placement.control
-    emitEvent([
-      ("event", .string("press")), ("x", .number(Double(x))), ("y", .number(Double(y))),
-      ("control", .string(control.id)), ("action", .string(control.action.name)),
-    ])
+    emit(.press(x: x, y: y, control: control))
     switch control.action {
     case .capture: trigger("press:\(control.id)", at: Clock.monotonicNanoseconds())
     case .message(let text): showStatus(text, seconds: nil, from: control.id)
@@ -570,44 +399,20 @@ public final class CameraSession {
   }
 
   private func showStatus(_ text: String?, seconds: Double?, from control: String?) {
-    statusToken += 1
-    let token = statusToken
-    state.status = text
-    statusTimer?.cancel()
-    statusTimer = nil
-    if let seconds, text != nil {
-      do {
-        let timer = try loop.makeTimer { [weak self] in
-          guard let self, self.statusToken == token else { return }
-          self.showStatus(nil, seconds: nil, from: nil)
-        }
-        try timer.schedule(afterNanoseconds: Int64(seconds * 1e9))
-        statusTimer = timer
-      } catch {
-        logger.warning("cannot time the status: \(error)")
-      }
+    preview?.setStatus(text, seconds: seconds) { [weak self] in
+      self?.showStatus(nil, seconds: nil, from: nil)
     }
-    if preview != nil {
-      refreshOverlay()
-      preview?.present()
-    }
-    emitEvent([
-      ("event", .string("status")), ("text", text.map { .string($0) } ?? .null),
-      ("control", control.map { .string($0) } ?? .null),
-      ("seconds", seconds.map { .number($0) } ?? .null),
-    ])
+    emit(.status(text: text, control: control, seconds: seconds))
   }
 
   // MARK: - Frames and photos
 
   private func trigger(_ name: String, at time: Int64) {
     guard endReason == nil, endAfterShots == nil, failure == nil else { return }
-    for index in 1...options.burst {
-      waitingShots.append(Shot(trigger: name, time: time, burstIndex: index, reading: reading))
-    }
+    shots.add(trigger: name, at: time, burst: options.burst, reading: reading)
     // A camera's shots are taken from the next frames it delivers; the pattern and files
     // deliver a frame when asked (once open: stdin may already ask while the session starts).
-    if let source, !(source is CameraSource) { scheduleShot() }
+    if let source, source.delivery == .onDemand { scheduleShot() }
   }
 
   private func scheduleShot() {
@@ -622,30 +427,29 @@ public final class CameraSession {
   }
 
   private func takeWaitingShot() {
-    guard endReason == nil, failure == nil, let source, !waitingShots.isEmpty else { return }
-    let shot = waitingShots.removeFirst()
-    if let pattern = source as? PatternSource, case .pattern(nil) = options.capture.source {
-      pattern.heldOrientation = shot.reading.orientation
+    guard endReason == nil, failure == nil, let source, let shot = shots.takeNext() else {
+      return
     }
+    source.deviceHeld(shot.reading.orientation)
     let frame: Frame
     do { frame = try source.nextFrame() } catch {
       sourceFailed(error)
       return
     }
     takePhoto(frame, shot: shot)
-    if !waitingShots.isEmpty { scheduleShot() }
+    if !shots.isEmpty { scheduleShot() }
     endIfDrained()
   }
 
-  private func cameraReadable(_ events: EventLoop.Events) {
-    guard let camera = source as? CameraSource else { return }
+  /// A streaming source's descriptor is readable: take the frames that are ready, each shown
+  /// in the preview and answering the oldest waiting shot it was exposed after.
+  private func frameReadable(_ events: EventLoop.Events) {
+    guard let source else { return }
     do {
-      while let frame = try camera.frameIfReady() {
-        latestFrame = frame
-        latestFrameShown = false
+      while let frame = try source.frameIfReady() {
+        preview?.show(frame)
         // A frame exposed before the trigger is not the photo the user asked for.
-        if let shot = waitingShots.first, frame.monotonicNanoseconds >= shot.time {
-          waitingShots.removeFirst()
+        if let shot = shots.take(forFrameAt: frame.monotonicNanoseconds) {
           takePhoto(frame, shot: shot)
           endIfDrained()
         }
@@ -653,13 +457,13 @@ public final class CameraSession {
     } catch {
       sourceFailed(error)
     }
-    if events.contains(.hangup) || events.contains(.error), source != nil, failure == nil {
+    if events.contains(.hangup) || events.contains(.error), self.source != nil, failure == nil {
       sourceFailed(
-        CaptureError(.unavailable, "\(camera.name): the camera went away (poll reports an error)"))
+        CaptureError(.unavailable, "\(source.name): the camera went away (poll reports an error)"))
     }
   }
 
-  private func takePhoto(_ frame: Frame, shot: Shot) {
+  private func takePhoto(_ frame: Frame, shot: ShotQueue.Shot) {
     guard let pipeline, let source else { return }
     let report: PhotoReport
     do {
@@ -669,36 +473,13 @@ public final class CameraSession {
       // A photo that cannot be written (full disk, name taken) is reported; the session goes
       // on, since the next one may work (space freed, {n} moves on).
       logger.error(error.message)
-      emitEvent([
-        ("event", .string("error")), ("trigger", .string(shot.trigger)),
-        ("message", .string(error.message)),
-      ])
+      emit(.error(trigger: shot.trigger, message: error.message))
       return
     }
     photos += 1
     for note in report.notes { logger.notice(note) }
     if options.capture.json {
-      var members: [(String, JSONValue)] = [
-        ("event", .string("photo")), ("shot", .number(Double(photos))),
-        ("trigger", .string(shot.trigger)), ("burstIndex", .number(Double(shot.burstIndex))),
-      ]
-      for (key, value) in report.json.objectValue ?? [] where key != "timings" {
-        members.append((key, value))
-      }
-      func ms(_ v: Double) -> JSONValue { .number((v * 1000).rounded() / 1000) }
-      members.append(
-        (
-          "timings",
-          .object([
-            ("triggerToFrameMs", ms(report.triggerToFrameMilliseconds)),
-            ("frameToFileMs", ms(report.frameToFileMilliseconds)),
-            (
-              "triggerToFileMs",
-              ms(report.triggerToFrameMilliseconds + report.frameToFileMilliseconds)
-            ),
-          ])
-        ))
-      environment.emit(JSONValue.object(members).encoded())
+      emit(.photo(shot: photos, trigger: shot.trigger, burstIndex: shot.burstIndex, report: report))
     } else {
       environment.emit(report.path)
     }
@@ -706,65 +487,39 @@ public final class CameraSession {
   }
 
   private func frameTick() {
-    guard let preview else { return }
-    for input in preview.poll() {
+    guard let preview, preview.isOpen else { return }
+    for input in preview.inputs() {
       switch input {
       case .press(let x, let y): press(x: x, y: y)
       case .key("return"), .key("space"): trigger("window:key", at: Clock.monotonicNanoseconds())
-      case .key(_): end("q")
+      case .key("q"), .key("escape"): end("q")
+      case .key: break  // any other key does nothing (it must not end the session)
       case .close: end("window closed")
       }
       if endReason != nil { return }
     }
-    if let source, !(source is CameraSource) {
-      // Pattern and files: a fresh frame per tick, as a streaming camera would deliver.
-      if let pattern = source as? PatternSource {
-        do { latestFrame = try pattern.nextFrame() } catch {
-          fail(error)
-          return
-        }
-        latestFrameShown = false
-      } else if latestFrame == nil, let file = source as? FileSource, let next = file.paths.first {
-        // Show the first file without using it up.
-        latestFrame = try? FileSource(pattern: next).nextFrame()
-        latestFrameShown = false
+    // Pattern and files: a frame per tick, as a streaming camera would deliver (files: the
+    // first, once); a camera's frames come through `frameReadable`.
+    if let source, source.delivery == .onDemand {
+      do {
+        if let frame = try source.previewFrame() { preview.show(frame) }
+      } catch {
+        fail(error)
+        return
       }
     }
-    if !latestFrameShown, let frame = latestFrame, let image = previewImage(frame) {
-      preview.setFrame(image)
-      latestFrameShown = true
-    }
-    if overlayDirty { refreshOverlay() }
     preview.present()
-  }
-
-  private func previewImage(_ frame: Frame) -> RGBImage? {
-    var image: RGBImage
-    switch frame.content {
-    case .raw(let raw): image = raw.rgb()
-    case .jpeg(let bytes):
-      guard let decoded = try? decoder.decode(bytes) else { return nil }
-      image = decoded.transformed(frame.storedTransform)
-    }
-    let turn = ImageTransform(quarterTurns: sensorRotation / 90)
-      .then(options.capture.mirror ? .mirror : .identity)
-    return image.transformed(turn)
-  }
-
-  private func refreshOverlay() {
-    guard let preview, let layout else { return }
-    preview.setOverlay(OverlayRenderer.render(layout, state: state))
-    overlayDirty = false
   }
 
   // MARK: - Output
 
-  private func emitEvent(_ members: [(String, JSONValue)]) {
+  /// Writes an event: with `--json` every event as a line on stdout; without, status and
+  /// error events go to the log (photos print their path in `takePhoto`).
+  private func emit(_ event: SessionEvent) {
     if options.capture.json {
-      environment.emit(JSONValue.object(members).encoded())
-    } else if let kind = members.first?.1.stringValue, kind == "status" || kind == "error" {
-      logger.info(
-        JSONValue.object(members).encoded())
+      environment.emit(event.json.encoded())
+    } else if event.name == "status" || event.name == "error" {
+      logger.info(event.json.encoded())
     }
   }
 }

@@ -27,63 +27,6 @@ public struct LayoutOptions: Equatable, Sendable {
 
   /// Defaults.
   public init() {}
-
-  /// Parses the arguments after `layout`.
-  ///
-  /// - Throws: `CaptureError.usage`.
-  public init(arguments: [String]) throws(CaptureError) {
-    var scanner = ArgumentScanner(arguments)
-    while let token = scanner.next() {
-      guard case .option(let name, let inline) = token else {
-        throw ArgumentScanner.reject(token, command: "layout")
-      }
-      func value() throws(CaptureError) -> String { try scanner.value(for: name, inline: inline) }
-      func flag() throws(CaptureError) {
-        if inline != nil { throw CaptureError(.usage, "\(name) takes no value") }
-      }
-      switch name {
-      case "--orientation":
-        let text = try value()
-        guard let o = Orientation(rawValue: text), o != .undefined else {
-          throw CaptureError(
-            .usage, "--orientation takes normal, left-up, bottom-up or right-up, not \"\(text)\"")
-        }
-        orientation = o
-      case "--size":
-        let text = try value()
-        guard let s = FrameSize(parsing: text), s.width >= 16, s.height >= 16, s.width <= 16384,
-          s.height <= 16384
-        else {
-          throw CaptureError(
-            .usage, "--size takes the preview's WIDTHxHEIGHT such as 1280x720, not \"\(text)\"")
-        }
-        size = s
-      case "--overlay": overlayPath = try value()
-      case "--json":
-        try flag()
-        json = true
-      case "--render":
-        let path = try value()
-        let lower = path.lowercased()
-        guard lower.hasSuffix(".png") || lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg")
-        else {
-          throw CaptureError(.usage, "--render writes .png or .jpg files, not \"\(path)\"")
-        }
-        renderPath = path
-      case "--upright":
-        try flag()
-        upright = true
-      case "--print-overlay":
-        try flag()
-        printOverlay = true
-      default:
-        throw ArgumentScanner.reject(token, command: "layout")
-      }
-    }
-    if size == nil && !printOverlay {
-      throw CaptureError(.usage, "layout needs --size WxH (the preview size)")
-    }
-  }
 }
 
 /// `orientcam layout`: the overlay laid out for one orientation and preview size, as text or
@@ -140,8 +83,8 @@ public enum LayoutCommand {
     return .object([
       ("orientation", .string(layout.orientation.rawValue)),
       ("width", .number(Double(layout.width))), ("height", .number(Double(layout.height))),
-      ("viewWidth", .number(Double(view.width))), ("viewHeight", .number(Double(view.height))),
-      ("deviceRotation", .number(Double(layout.deviceRotation))),
+      ("view_width", .number(Double(view.width))), ("view_height", .number(Double(view.height))),
+      ("device_rotation", .number(Double(layout.deviceRotation))),
       (
         "controls",
         .array(
@@ -151,7 +94,7 @@ public enum LayoutCommand {
               ("shape", .string(p.control.shape.rawValue)),
               ("action", .string(p.control.action.name)),
               ("frame", .string(p.control.frame.rawValue)),
-              ("rect", rect(p.rect)), ("viewRect", rect(p.viewRect)),
+              ("rect", rect(p.rect)), ("view_rect", rect(p.viewRect)),
               ("rotation", .number(Double(p.rotation))),
               ("fill", .string(p.control.fill.description)),
             ])

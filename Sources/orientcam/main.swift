@@ -2,6 +2,7 @@ import Capture
 import Glibc
 import OrientLog
 import Session
+import SystemKit
 import V4L2Kit
 
 /// orientcam's version, printed by `--version` and written to EXIF Software.
@@ -17,7 +18,7 @@ func say(_ text: String) {
 func fail(_ error: CaptureError) -> Never {
   var line = "orientcam: \(error.message)\n"
   line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-  exit(error.exitCode)
+  exit(error.status)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -27,11 +28,11 @@ if let first = arguments.first, first == "session" || first == "layout" {
   let rest = Array(arguments.dropFirst())
   if rest.contains("--help") || rest.contains("-h") {
     say(first == "session" ? SessionUsage.session : SessionUsage.layout)
-    exit(0)
+    exit(ExitStatus.success)
   }
   if rest.contains("--version") {
     say("orientcam \(orientcamVersion)")
-    exit(0)
+    exit(ExitStatus.success)
   }
   if first == "layout" {
     do {
@@ -40,26 +41,26 @@ if let first = arguments.first, first == "session" || first == "layout" {
         let list = conflicts.map { "  \($0)" }.joined(separator: "\n")
         var line = "orientcam: the overlay does not fit:\n\(list)\n"
         line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-        exit(65)
+        exit(ExitStatus.dataError)
       }
     } catch {
       fail(error)
     }
-    exit(0)
+    exit(ExitStatus.success)
   }
   let options: SessionOptions
   do { options = try SessionOptions(arguments: rest) } catch { fail(error) }
   let logger = Logger(label: "orientcam", level: options.capture.verbose ? .debug : .info)
   var environment = SessionEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
-    autoOrientation: { logger in BusOrientationFeed(logger: logger) }, emit: say)
+    autoOrientation: { logger in BusOrientationSource(logger: logger) }, emit: say)
   if let uinput = getenv("ORIENTCAM_UINPUT") { environment.uinputPath = String(cString: uinput) }
   do {
     _ = try CameraSession.run(options, environment: environment)
   } catch {
     fail(error)
   }
-  exit(0)
+  exit(ExitStatus.success)
 }
 
 let command: OrientcamCommand
@@ -91,7 +92,7 @@ case .list(let json):
     say(ListCommand.text(found.cameras))
   }
 case .inspect(let paths, let json):
-  var status: Int32 = 0
+  var status = ExitStatus.success
   for path in paths {
     do {
       let result = try InspectCommand.inspect(path)
@@ -99,7 +100,7 @@ case .inspect(let paths, let json):
     } catch {
       var line = "orientcam: \(error.message)\n"
       line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-      status = error.exitCode
+      status = error.status
     }
   }
   exit(status)
@@ -107,7 +108,7 @@ case .capture(let options):
   let logger = Logger(label: "orientcam", level: options.verbose ? .debug : .info)
   let environment = CaptureEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
-    autoOrientation: { logger in BusOrientationProvider(logger: logger) },
+    autoOrientation: { logger in BusOrientationSource(logger: logger) },
     photoTaken: { report in say(options.json ? report.json.encoded() : report.path) })
   do {
     _ = try CaptureCommand.run(options, environment: environment)
@@ -115,4 +116,4 @@ case .capture(let options):
     fail(error)
   }
 }
-exit(0)
+exit(ExitStatus.success)

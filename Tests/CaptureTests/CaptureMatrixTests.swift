@@ -4,8 +4,11 @@ import Imaging
 import JPEGKit
 import OrientCore
 import OrientLog
+import SystemKit
 import TestSupport
 import Testing
+
+@testable import orientcam
 
 /// A frame as a camera in a device held in `orientation` sees the upright pattern: the scene
 /// turned back by the device's turn, at the sensor's fixed size.
@@ -173,37 +176,60 @@ func readBytes(_ path: String) -> [UInt8] {
   return bytes
 }
 
-/// A stand-in for the D-Bus client: records what the capture asks of it.
-final class RecordingProvider: OrientationProvider {
+/// A stand-in for the D-Bus client: records what the capture does with it. It reports its
+/// first answer at start and each further one when told to `advance()`, on the capture's loop
+/// (as the service's `PropertiesChanged` signals would arrive).
+final class RecordingSource: OrientationSource {
+  let label = "orientd"
   var events: [String] = []
   var answers: [Orientation]
+  private(set) var current: OrientationReading?
+  private var loop: EventLoop?
+  private var changed: ((OrientationReading) -> Void)?
+  var hasEnded: Bool { answers.isEmpty && current == nil }
+  var problem: CaptureError? {
+    current == nil ? CaptureError(.unavailable, "orientd not reachable (test)") : nil
+  }
   init(_ answers: [Orientation]) { self.answers = answers }
 
-  func currentOrientation() throws(CaptureError) -> OrientationReading {
-    events.append("read")
-    guard !answers.isEmpty else { throw CaptureError(.unavailable, "orientd not reachable (test)") }
-    return OrientationReading(answers.removeFirst(), source: "orientd")
+  func start(on loop: EventLoop, changed: @escaping (OrientationReading) -> Void) {
+    events.append("start")
+    self.loop = loop
+    self.changed = changed
+    deliver()
   }
 
-  func release() { events.append("release") }
+  /// Posts the next answer to the loop.
+  func advance() { loop?.post { [weak self] in self?.deliver() } }
+
+  private func deliver() {
+    guard !answers.isEmpty else { return }
+    let reading = OrientationReading(answers.removeFirst(), source: "orientd")
+    current = reading
+    events.append("reading \(reading.orientation.rawValue)")
+    changed?(reading)
+  }
+
+  func stop() { events.append("stop") }
 }
 
 @Suite struct AutoOrientationHookTests {
   /// `--orientation auto` goes through `CaptureEnvironment.autoOrientation`; the claim is
-  /// released right after the last reading, and each photo follows its own reading.
+  /// given up right after the last reading, and each photo follows the reading of its time.
   @Test func providerIsAskedPerPhotoAndReleased() throws {
     let dir = try TemporaryDirectory("auto")
-    let provider = RecordingProvider([.leftUp, .bottomUp])
+    let provider = RecordingSource([.leftUp, .bottomUp])
     let environment = CaptureEnvironment(
       logger: Logger(label: "orientcam-test", level: .error), software: "orientcam test",
-      autoOrientation: { _ in provider })
+      autoOrientation: { _ in provider }, photoTaken: { _ in provider.advance() })
     let options = try CaptureOptions(arguments: [
       "--source", "pattern", "--count", "2", "-o", dir.file("{n}-{orientation}.jpg"),
     ])
     let reports = try CaptureCommand.run(options, environment: environment)
     #expect(reports.map(\.path) == [dir.file("1-left-up.jpg"), dir.file("2-bottom-up.jpg")])
     #expect(reports.map(\.orientation.source) == ["orientd", "orientd"])
-    #expect(provider.events.prefix(3) == ["read", "read", "release"])
+    #expect(
+      provider.events.prefix(4) == ["start", "reading left-up", "reading bottom-up", "stop"])
     for report in reports {
       let image = try JPEGDecoder().decode(readBytes(report.path))
       #expect(PatternProbe.probe(image).transform == .identity, "\(report.path)")
@@ -214,7 +240,7 @@ final class RecordingProvider: OrientationProvider {
     let dir = try TemporaryDirectory("auto")
     let environment = CaptureEnvironment(
       logger: Logger(label: "orientcam-test", level: .critical), software: "orientcam test",
-      autoOrientation: { _ in RecordingProvider([]) })
+      autoOrientation: { _ in RecordingSource([]) })
     let strict = try CaptureOptions(arguments: ["--source", "pattern", "-o", dir.file("a.jpg")])
     let error = #expect(throws: CaptureError.self) {
       try CaptureCommand.run(strict, environment: environment)

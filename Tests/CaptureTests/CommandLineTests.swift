@@ -73,14 +73,14 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     let path = dir.file("left-up-1.jpg")
     #expect(report["path"]?.stringValue == path)
     #expect(report["orientation"]?.stringValue == "left-up")
-    #expect(report["orientationSource"]?.stringValue == "--orientation")
+    #expect(report["orientation_source"]?.stringValue == "--orientation")
     #expect(report["width"]?.numberValue == 720 && report["height"]?.numberValue == 1280)
     #expect(report["rotation"]?["degrees"]?.numberValue == 90)
     #expect(report["rotation"]?["method"]?.stringValue == "pixels")
-    #expect(report["exifOrientation"]?.numberValue == 1)
+    #expect(report["exif_orientation"]?.numberValue == 1)
     #expect(report["bytes"]?.numberValue == Double(readBytes(path).count))
-    #expect((report["timings"]?["triggerToFrameMs"]?.numberValue ?? -1) >= 0)
-    #expect((report["timings"]?["frameToFileMs"]?.numberValue ?? -1) >= 0)
+    #expect((report["timings"]?["trigger_to_frame_ms"]?.numberValue ?? -1) >= 0)
+    #expect((report["timings"]?["frame_to_file_ms"]?.numberValue ?? -1) >= 0)
     // djpeg (libjpeg's own decoder) reads it; exiftran agrees on the tags.
     let djpeg = try ChildProcess.run(
       ["djpeg", "-outfile", "/dev/null", path], outputDirectory: dir.path)
@@ -92,7 +92,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     let inspect = try orientcam(["inspect", "--json", path], in: dir)
     let seen = try JSONValue(parsing: inspect.stdout)
     #expect(seen["pattern"]?["upright"]?.boolValue == true)
-    #expect(seen["offsetTimeOriginal"]?.stringValue?.count == 6)
+    #expect(seen["offset_time_original"]?.stringValue?.count == 6)
   }
 
   /// `--rotate exif` keeps the pixels and tags them; exiftran (an outside reader) agrees.
@@ -504,7 +504,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     #expect(result.status == 0, "\(result.stderr)")
     let report = try JSONValue(parsing: result.stdout)
     #expect(report["orientation"]?.stringValue == "left-up")
-    #expect(report["orientationSource"]?.stringValue == "\(dir.file("watch.log")):4")
+    #expect(report["orientation_source"]?.stringValue == "\(dir.file("watch.log")):4")
     #expect(result.stderr.contains("watch.log:3: not JSON"), "\(result.stderr)")
     try check(dir.file("p.jpg"), "left-up")
   }
@@ -606,7 +606,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     #expect(allowed.status == 0, "\(allowed.stderr)")
     #expect(allowed.stderr.contains("using --orientation-fallback normal"))
     let report = try JSONValue(parsing: allowed.stdout)
-    #expect(report["orientationSource"]?.stringValue == "fallback")
+    #expect(report["orientation_source"]?.stringValue == "fallback")
   }
 }
 

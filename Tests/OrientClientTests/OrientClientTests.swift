@@ -159,7 +159,7 @@ import Testing
     #expect(result.status == 0, "\(result.stderr)")
     let report = try JSONValue(parsing: result.stdout)
     #expect(report["orientation"]?.stringValue == "left-up")
-    #expect(report["orientationSource"]?.stringValue == "orientd")
+    #expect(report["orientation_source"]?.stringValue == "orientd")
     #expect(report["width"]?.numberValue == 720)
     // Claimed once, released explicitly (not just by disconnecting).
     #expect(service.claimCalls == 1 && service.releaseCalls == 1 && service.claims.isEmpty)
@@ -179,7 +179,7 @@ import Testing
       ], environment: environment, loop: loop, directory: dir.path)
     #expect(ok.status == 0, "\(ok.stderr)")
     #expect(
-      try JSONValue(parsing: ok.stdout)["orientationSource"]?.stringValue == "iio-sensor-proxy")
+      try JSONValue(parsing: ok.stdout)["orientation_source"]?.stringValue == "iio-sensor-proxy")
     #expect(try JSONValue(parsing: ok.stdout)["orientation"]?.stringValue == "right-up")
 
     proxy.hasAccelerometer = false

@@ -22,7 +22,7 @@ import Testing
         "controls": [
           {"id": "go", "kind": "button", "shape": "circle", "action": "capture",
            "size": [80, "10%"], "anchor": "bottom-right", "margin": [12, "2.5%"],
-           "offset": [-4, 0], "fill": "#112233", "border": "#445566cc", "textColor": "#FFFFFF"},
+           "offset": [-4, 0], "fill": "#112233", "border": "#445566cc", "text_color": "#FFFFFF"},
           {"id": "info", "kind": "label", "status": true, "size": ["50%", 40], "anchor": "top"},
           {"id": "scan", "kind": "button", "text": "Scan",
            "action": {"status": "Scanning...", "seconds": 1.5}, "size": [90, 30],
@@ -48,6 +48,22 @@ import Testing
     #expect(overlay.controls[3].marginX == .pixels(5) && overlay.controls[3].marginY == .pixels(5))
     #expect(overlay.controls[4].kind == .shape && overlay.controls[4].shape == .brace)
     #expect(overlay.statusLabel?.id == "info")
+    #expect(go.textColour == Colour(0xFF, 0xFF, 0xFF))
+  }
+
+  /// Overlay files written by orientcam 0.1 spell `text_color` as `textColor`: still read,
+  /// and written back with the new key.
+  @Test func oldTextColorKeyIsRead() throws {
+    let text = """
+      {"version": 1, "controls": [{"id": "go", "kind": "button", "action": "capture",
+        "size": [80, 40], "anchor": "center", "textColor": "#102030"}]}
+      """
+    let overlay = try OverlayFile.parse(text, path: "old.json")
+    #expect(overlay.controls.first?.textColour == Colour(0x10, 0x20, 0x30))
+    let written = try JSONValue(parsing: OverlayFile.text(overlay))
+    let control = try #require(written["controls"]?.arrayValue?.first)
+    #expect(control["text_color"]?.stringValue == "#102030")
+    #expect(control["textColor"] == nil)
   }
 
   /// Each way an overlay file can be wrong is reported at the right line and column.

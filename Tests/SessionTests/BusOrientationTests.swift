@@ -40,7 +40,7 @@ struct BusOrientationTests {
         dir.file("{orientation}-{n}.jpg"),
       ], in: dir, environment: bus.environment)
     #expect(session.ready["orientation"]?.stringValue == "normal")
-    #expect(session.ready["orientationSource"]?.stringValue == "orientd")
+    #expect(session.ready["orientation_source"]?.stringValue == "orientd")
     var current = Self.raw(.normal)
     for (index, orientation) in [Orientation.leftUp, .bottomUp].enumerated() {
       // Axes that become non-zero first, so every step is a reading between the two.
@@ -57,7 +57,7 @@ struct BusOrientationTests {
       session.stdin.send("\n")
       let photo = try session.waitFor("photo", count: index + 1)
       #expect(photo["orientation"]?.stringValue == orientation.rawValue)
-      #expect(photo["orientationSource"]?.stringValue == "orientd")
+      #expect(photo["orientation_source"]?.stringValue == "orientd")
       let portrait = orientation == .leftUp
       try expectUprightPhoto(
         try #require(photo["path"]?.stringValue), width: portrait ? 360 : 640,
@@ -90,7 +90,7 @@ struct BusOrientationTests {
         "--source", "pattern", "--resolution", "640x360", "--headless",
         "--orientation-fallback", "right-up", "-o", dir.file("{orientation}.jpg"),
       ], in: dir, environment: bus.environment)
-    #expect(session.ready["orientationSource"]?.stringValue == "fallback")
+    #expect(session.ready["orientation_source"]?.stringValue == "fallback")
     session.stdin.send("\nq\n")
     #expect(try session.exitStatus() == 0)
     try expectUprightPhoto(dir.file("right-up.jpg"), width: 360, height: 640)
@@ -98,7 +98,7 @@ struct BusOrientationTests {
     let noBus = try SessionProcess(
       ["--source", "pattern", "--headless", "--orientation-fallback", "normal"], in: dir,
       environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(dir.file("no-such-socket"))"])
-    #expect(noBus.ready["orientationSource"]?.stringValue == "fallback")
+    #expect(noBus.ready["orientation_source"]?.stringValue == "fallback")
     noBus.stdin.send("q\n")
     #expect(try noBus.exitStatus() == 0)
     #expect(noBus.child.standardError.contains("orientd not reachable"))

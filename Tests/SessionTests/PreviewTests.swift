@@ -111,9 +111,10 @@ import Testing
       return (window.x + r[0] + r[2] / 2, window.y + r[1] + r[3] / 2)
     }
     // Wait until the overlay is on screen before clicking it.
-    _ = try waitFor(timeout: 10) {
+    let overlayShown = try waitFor(timeout: 10) {
       mismatches(try display.screenshot(), window: window, rects: rects).isEmpty
     }
+    try #require(overlayShown, "the overlay never showed the right-up layout")
 
     let shutter = try centre("shutter")
     try display.click(x: shutter.0, y: shutter.1)
@@ -161,6 +162,33 @@ import Testing
         "shutter", "switch-camera-blocker", "scan",
       ])
     session.stdin.send("q\n")
+    #expect(try session.exitStatus() == 0)
+  }
+
+  /// Keys in the window: Enter and Space take a photo, q and Escape end the session; any other
+  /// key does nothing. The keys go in one xdotool call, in order, so the photo's arrival proves
+  /// the session outlived the keys before it.
+  @Test func otherWindowKeysDoNotEndTheSession() throws {
+    let display = try XvfbDisplay()
+    let dir = try TemporaryDirectory("preview")
+    let watch = try Fifo(dir.file("watch"))
+    watch.send("{\"orientation\":\"normal\"}\n")
+    let session = try startSession(on: display, in: dir, watch: watch)
+    let window = try display.windowPosition(title: "orientcam")
+    // A new pointer position each time: `mousemove --sync` waits for the pointer to move.
+    let (x, y) = (window.x + 5, window.y + 5)
+    try display.key(["a", "Tab", "x", "F1", "BackSpace", "Return"], x: x, y: y)
+    let photo = try session.waitFor("photo")
+    #expect(photo["trigger"]?.stringValue == "window:key")
+    #expect(session.events("end").isEmpty)
+    try display.key(["z", "space"], x: x + 1, y: y)
+    let second = try session.waitFor("photo", count: 2)
+    #expect(second["trigger"]?.stringValue == "window:key")
+    #expect(session.events("end").isEmpty)
+    try display.key(["Escape"], x: x + 2, y: y)
+    let end = try session.waitFor("end")
+    #expect(end["reason"]?.stringValue == "q")
+    #expect(end["photos"]?.numberValue == 2)
     #expect(try session.exitStatus() == 0)
   }
 }

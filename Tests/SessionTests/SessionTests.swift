@@ -32,12 +32,12 @@ import Testing
       let path = try #require(photo["path"]?.stringValue)
       try expectUprightPhoto(path, width: 360, height: 640)
       let timings = try #require(photo["timings"])
-      let total = try #require(timings["triggerToFileMs"]?.numberValue)
+      let total = try #require(timings["trigger_to_file_ms"]?.numberValue)
       let parts =
-        (timings["triggerToFrameMs"]?.numberValue ?? 0)
-        + (timings["frameToFileMs"]?.numberValue ?? 0)
+        (timings["trigger_to_frame_ms"]?.numberValue ?? 0)
+        + (timings["frame_to_file_ms"]?.numberValue ?? 0)
       #expect(total > 0 && abs(total - parts) < 0.01)
-      #expect(photo["exifOrientation"]?.numberValue == 1)
+      #expect(photo["exif_orientation"]?.numberValue == 1)
     }
   }
 
@@ -57,7 +57,7 @@ import Testing
     #expect(try session.exitStatus() == 0)
     let photos = session.events("photo")
     #expect(photos.count == 6)
-    #expect(photos.map { $0["burstIndex"]?.numberValue } == [1, 2, 3, 1, 2, 3])
+    #expect(photos.map { $0["burst_index"]?.numberValue } == [1, 2, 3, 1, 2, 3])
     #expect(photos.allSatisfy { $0["trigger"]?.stringValue == "SIGUSR1" })
     #expect(session.events("end").first?["reason"]?.stringValue == "SIGUSR2")
     for photo in photos {
@@ -81,11 +81,11 @@ import Testing
         "--source", "pattern", "--resolution", "640x360", "--orientation", "right-up",
         "--headless", "--shutter-keys", "volumeup,volumedown", "-o", dir.file("k-{n}.jpg"),
       ], in: dir, wrapper: wrapper)
-    let devices = try #require(session.ready["shutterDevices"]?.arrayValue)
+    let devices = try #require(session.ready["shutter_devices"]?.arrayValue)
     #expect(devices.count == 1)
     #expect(devices.first?["path"]?.stringValue == "/dev/input/event3")
     #expect(devices.first?["name"]?.stringValue == "gpio-keys")
-    #expect(devices.first?["passOn"] == .null)
+    #expect(devices.first?["pass_on"] == .null)
     try session.waitFor("photo", timeout: 20) { $0["trigger"]?.stringValue == "key:volumedown" }
     session.signal(SIGTERM)
     #expect(try session.exitStatus() == 0)
@@ -213,7 +213,7 @@ import Testing
         dir.file("lines.json"), "--headless", "-o", dir.file("f.jpg"),
       ], in: dir)
     #expect(session.ready["orientation"]?.stringValue == "bottom-up")
-    #expect(session.ready["orientationSource"]?.stringValue == dir.file("lines.json") + ":3")
+    #expect(session.ready["orientation_source"]?.stringValue == dir.file("lines.json") + ":3")
     session.stdin.send("\nq\n")
     #expect(try session.exitStatus() == 0)
     try expectUprightPhoto(dir.file("f.jpg"), width: 640, height: 360)
@@ -238,7 +238,7 @@ import Testing
     #expect(end["reason"]?.stringValue == "SIGTERM")
     let written = session.events("photo").compactMap { $0["path"]?.stringValue }
     #expect(Double(written.count) == end["photos"]?.numberValue)
-    #expect(written.count + Int(end["droppedShots"]?.numberValue ?? -1) == 6)
+    #expect(written.count + Int(end["dropped_shots"]?.numberValue ?? -1) == 6)
     #expect(
       photoFiles(dir.path) == written.map { String($0.split(separator: "/").last ?? "") }.sorted())
     for path in written { try expectUprightPhoto(path, width: 1080, height: 1920) }
@@ -312,8 +312,8 @@ import Testing
       ], in: dir)
     #expect(json.status == 0, "\(json.stderr)")
     let layout = try JSONValue(parsing: json.stdout)
-    #expect(layout["viewWidth"]?.numberValue == 360 && layout["viewHeight"]?.numberValue == 640)
-    #expect(layout["deviceRotation"]?.numberValue == 90)
+    #expect(layout["view_width"]?.numberValue == 360 && layout["view_height"]?.numberValue == 640)
+    #expect(layout["device_rotation"]?.numberValue == 90)
     let ids = layout["controls"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
     #expect(ids?.contains("switch-camera-blocker") == true)
     #expect(layout["conflicts"]?.arrayValue?.isEmpty == true)
@@ -329,7 +329,7 @@ import Testing
     let image = try JPEGDecoder().decode(readBytes(dir.file("u.jpg")))
     #expect(image.width == 360 && image.height == 640)
     let shutter = try #require(
-      layout["controls"]?.arrayValue?.first { $0["id"]?.stringValue == "shutter" }?["viewRect"])
+      layout["controls"]?.arrayValue?.first { $0["id"]?.stringValue == "shutter" }?["view_rect"])
     let x = Int(shutter["x"]?.numberValue ?? 0) + Int(shutter["width"]?.numberValue ?? 0) / 2
     let y = Int(shutter["y"]?.numberValue ?? 0) + Int(shutter["height"]?.numberValue ?? 0) / 2
     #expect(x > 180)

@@ -38,10 +38,14 @@ final class XvfbDisplay {
         self.number = number
         self.server = server
         // The socket appears before the server accepts clients; ask it something.
-        _ = waitFor(timeout: 10) {
+        let answers = waitFor(timeout: 10) {
           (try? ChildProcess.run(
             ["xdotool", "getdisplaygeometry"], environment: ["DISPLAY": ":\(number)"],
             outputDirectory: directory.path, timeout: 5))?.status == 0
+        }
+        guard answers else {
+          server.killNow()
+          throw TestFailure("Xvfb :\(number) does not answer xdotool within 10 s")
         }
         return
       }
@@ -77,6 +81,14 @@ final class XvfbDisplay {
   /// Clicks with the left button at a screen position.
   func click(x: Int, y: Int) throws {
     let result = try run(["xdotool", "mousemove", "--sync", "\(x)", "\(y)", "click", "1"])
+    guard result.status == 0 else { throw TestFailure("xdotool: \(result.stderr)") }
+  }
+
+  /// Presses and releases keys (X keysym names: `a`, `Tab`, `Return`, `Escape`) with the
+  /// pointer at a screen position: without a window manager the keyboard focus follows the
+  /// pointer, so they go to the window there.
+  func key(_ names: [String], x: Int, y: Int) throws {
+    let result = try run(["xdotool", "mousemove", "--sync", "\(x)", "\(y)", "key"] + names)
     guard result.status == 0 else { throw TestFailure("xdotool: \(result.stderr)") }
   }
 

@@ -4,7 +4,7 @@
 # pattern, YUYV for orientcam), upright and turned 90 degrees.
 #
 #   session, in the session   trigger read (stdin) -> photo durable under its name
-#                             (timings.triggerToFileMs, measured by the session itself)
+#                             (timings.trigger_to_file_ms, measured by the session itself)
 #   session, client-observed  the driver writes Enter -> reads the photo's JSON line
 #                             (adds the pipe hops both ways)
 #   one-shot                  process start -> process exit, photo written
@@ -63,7 +63,7 @@ def session(orientation):
         t1 = time.perf_counter()
         assert e["event"] == "photo", e
         if i >= 5:  # warm-up
-            inside.append(e["timings"]["triggerToFileMs"])
+            inside.append(e["timings"]["trigger_to_file_ms"])
             client.append((t1 - t0) * 1000)
     proc.stdin.write(b"q\n")
     proc.wait(timeout=30)

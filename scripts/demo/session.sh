@@ -99,7 +99,7 @@ printf '  %-11s  %-36s  %-22s  %s\n' orientation "photo (trigger to file)" "patt
 grep '"event":"photo"' "$events" | while IFS= read -r line; do
   o=$(sed -n 's/.*"orientation":"\([a-z-]*\)".*/\1/p' <<<"$line")
   path=$(sed -n 's/.*"path":"\([^"]*\)".*/\1/p' <<<"$line")
-  ms=$(sed -n 's/.*"triggerToFileMs":\([0-9.]*\).*/\1/p' <<<"$line")
+  ms=$(sed -n 's/.*"trigger_to_file_ms":\([0-9.]*\).*/\1/p' <<<"$line")
   "$ORIENTCAM" layout --size "$size" --orientation "$o" --render "$out/overlay-$o.png" >/dev/null
   seen=$("$ORIENTCAM" inspect "$path" | sed -n 's/.*, \(test pattern [a-z: 0-9]*\)$/\1/p')
   printf '  %-11s  %-36s  %-22s  %s\n' "$o" "$(basename "$path") (${ms} ms)" "$seen" \

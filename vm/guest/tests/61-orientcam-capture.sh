@@ -57,9 +57,11 @@ for format in YUYV NV12; do
     [ ${#trace[@]} -gt 0 ] &&
       check "  through mmap streaming in $format (strace: S_FMT, REQBUFS/QUERYBUF MMAP, STREAMON, DQBUF)" \
         streamed "$TOUT/photos/$format.strace" "$format"
+    # A bash match, not json_fields: a Python start per photo costs seconds under TCG.
     IFS= read -r -d '' report <"$TOUT/photos/$format-$orientation.json"
-    check "  and reports format $format, turned $rot degrees" \
-      eval '[[ $report == *"\"format\":\"$format\""* && $report == *"\"degrees\":$rot,"* ]]'
+    check "  and reports format $format, turned $rot degrees, from --orientation" \
+      eval '[[ $report == *"\"format\":\"$format\""* && $report == *"\"degrees\":$rot,"* &&
+        $report == *"\"orientation_source\":\"--orientation\""* ]]'
     photos+=("$photo=$rot")
   done
 done

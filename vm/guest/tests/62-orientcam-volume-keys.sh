@@ -1,7 +1,7 @@
 #!/bin/bash
 # Product: the volume keys as a shutter. `orientcam session --shutter-keys volumeup --headless
 # --json` grabs the emulated keyboard (uinput, evdev) and, since it has other keys, re-emits them
-# through a uinput copy of it; its ready event names both (shutterDevices[].path and .passOn).
+# through a uinput copy of it; its ready event names both (shutter_devices[].path and .pass_on).
 # While the session runs: a new EVIOCGRAB of the keyboard fails (EBUSY); KEY_VOLUMEUP takes a
 # photo, which is the camera's frame unturned (orientation normal); a second reader of the
 # keyboard sees nothing (no volume key, no KEY_A) and a reader of the pass-on device sees KEY_A
@@ -49,12 +49,12 @@ spawn session "$BIN/orientcam" session --source "v4l2:$VIDEO" --resolution 640x4
   --orientation normal --shutter-keys volumeup --headless -o "$TOUT/shots/shot-{n}.jpg" --json
 require "the session is ready" wait_for 30 "the ready event" session_says ready
 log "ready: $LAST_LINE"
-json_fields "$SESSION_LOG" --match event=ready shutterKeys shutterDevices.0.path \
-  shutterDevices.0.name shutterDevices.0.passOn shutterDevices.1.path
-check "it names volumeup as its shutter key" field_is shutterKeys '["volumeup"]'
-check "it uses the emulated keyboard $KEYS_NODE" field_is shutterDevices.0.path "$KEYS_NODE"
-check "  and no other device" field_is shutterDevices.1.path '<missing>'
-field shutterDevices.0.passOn
+json_fields "$SESSION_LOG" --match event=ready shutter_keys shutter_devices.0.path \
+  shutter_devices.0.name shutter_devices.0.pass_on shutter_devices.1.path
+check "it names volumeup as its shutter key" field_is shutter_keys '["volumeup"]'
+check "it uses the emulated keyboard $KEYS_NODE" field_is shutter_devices.0.path "$KEYS_NODE"
+check "  and no other device" field_is shutter_devices.1.path '<missing>'
+field shutter_devices.0.pass_on
 PASS_ON=$FIELD
 check "it passes the keyboard's other keys on through a device of its own ($PASS_ON)" \
   eval '[[ $PASS_ON == /dev/input/event* && $PASS_ON != "$KEYS_NODE" ]] && test -c "$PASS_ON"'

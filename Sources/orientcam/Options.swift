@@ -1,12 +1,18 @@
+import Capture
+import EvdevKit
 import Imaging
 import OrientCore
+import Session
 import V4L2Kit
+
+// orientcam's command line: the scanner, and the parsers that fill the Capture and Session
+// modules' option structs (which hold settings only), as orientd's Options.swift does.
 
 /// Walks command-line arguments: `--name value`, `--name=value`, `-o value`, flags and
 /// positionals; `--` ends the options. Shared by every orientcam command's parser.
-public struct ArgumentScanner {
+struct ArgumentScanner {
   /// One argument.
-  public enum Token: Equatable, Sendable {
+  enum Token: Equatable, Sendable {
     /// `--name`, with the value if written `--name=value`.
     case option(String, inline: String?)
     /// Anything else.
@@ -18,10 +24,10 @@ public struct ArgumentScanner {
   private var optionsEnded = false
 
   /// Creates a scanner over the arguments after the command name.
-  public init(_ arguments: [String]) { self.arguments = arguments }
+  init(_ arguments: [String]) { self.arguments = arguments }
 
   /// The next argument, or `nil` at the end.
-  public mutating func next() -> Token? {
+  mutating func next() -> Token? {
     guard index < arguments.count else { return nil }
     let arg = arguments[index]
     index += 1
@@ -39,7 +45,7 @@ public struct ArgumentScanner {
   /// The option's value: inline (`--a=b`) or the next argument.
   ///
   /// - Throws: `CaptureError.usage` when the arguments end first.
-  public mutating func value(for name: String, inline: String?) throws(CaptureError) -> String {
+  mutating func value(for name: String, inline: String?) throws(CaptureError) -> String {
     if let inline { return inline }
     guard index < arguments.count else {
       throw CaptureError(.usage, "\(name) needs a value; see orientcam --help")
@@ -49,7 +55,7 @@ public struct ArgumentScanner {
   }
 
   /// The usage error for an argument `command` does not take.
-  public static func reject(_ token: Token, command: String) -> CaptureError {
+  static func reject(_ token: Token, command: String) -> CaptureError {
     switch token {
     case .option(let name, _):
       return CaptureError(.usage, "unknown option \(name) for orientcam \(command); see --help")
@@ -60,66 +66,11 @@ public struct ArgumentScanner {
   }
 }
 
-/// Where `orientcam capture` takes the orientation from.
-public enum OrientationChoice: Equatable, Sendable {
-  /// Ask orientd over the system bus (`--orientation auto`, the default).
-  case auto
-  /// `--orientation NAME`.
-  case fixed(Orientation)
-  /// `--orientation-from -|FILE`.
-  case watchLines(String)
-}
-
-/// `orientcam capture` options.
-public struct CaptureOptions: Equatable, Sendable {
-  /// `--source` (default: the first camera).
-  public var source: SourceSpec = .camera(path: nil)
-  /// `--resolution WxH` (default: the largest).
-  public var resolution: FrameSize?
-  /// `--format a,b` (default: MJPEG, JPEG, YUYV, NV12, RGB24, BGR24 in that order).
-  public var formats: [PixelFormat] = PixelFormat.preference
-  /// Whether `--format` was given.
-  public var formatGiven = false
-  /// `--skip N` warm-up frames (default 3 for cameras, 0 otherwise).
-  public var skip: Int?
-  /// `--count N` photos (default 1; for `file:` every matched file).
-  public var count: Int?
-  /// `--orientation` / `--orientation-from`.
-  public var orientation: OrientationChoice = .auto
-  /// `--orientation-fallback NAME`.
-  public var fallback: Orientation?
-  /// `--sensor-rotation DEG` (default: what the driver reports, else 0).
-  public var sensorRotation: Int?
-  /// `--mirror`.
-  public var mirror = false
-  /// `--rotate`.
-  public var rotate: RotateMode = .both
-  /// `--lossless`.
-  public var lossless: LosslessPolicy = .reencode
-  /// `--quality`.
-  public var quality = 90
-  /// `-o`.
-  public var output: OutputTemplate
-  /// `--force`.
-  public var force = false
-  /// `--min-resolution WxH`.
-  public var minimumResolution: FrameSize?
-  /// `--json`.
-  public var json = false
-  /// `-v`/`--verbose`.
-  public var verbose = false
-  /// Whether `--orientation` or `--orientation-from` was given (they exclude each other).
-  var orientationGiven = false
-
-  /// Defaults.
-  public init() {
-    output = OutputTemplate.standard
-  }
-
+extension CaptureOptions {
   /// Parses the arguments after `capture`.
   ///
   /// - Throws: `CaptureError.usage` for unknown options, missing or bad values, conflicts.
-  public init(arguments: [String]) throws(CaptureError) {
+  init(arguments: [String]) throws(CaptureError) {
     self.init()
     var scanner = ArgumentScanner(arguments)
     while let token = scanner.next() {
@@ -137,7 +88,7 @@ public struct CaptureOptions: Equatable, Sendable {
   /// that other commands (`session`) can share these options and add their own.
   ///
   /// - Throws: `CaptureError.usage` for a missing or bad value.
-  public mutating func apply(_ name: String, inline: String?, scanner: inout ArgumentScanner)
+  mutating func apply(_ name: String, inline: String?, scanner: inout ArgumentScanner)
     throws(CaptureError) -> Bool
   {
     func value() throws(CaptureError) -> String {
@@ -211,7 +162,7 @@ public struct CaptureOptions: Equatable, Sendable {
   /// Checks the combinations `apply` cannot see one option at a time.
   ///
   /// - Throws: `CaptureError.usage` naming the conflicting options.
-  public func validate() throws(CaptureError) {
+  func validate() throws(CaptureError) {
     if fallback != nil, case .fixed = orientation {
       throw CaptureError(
         .usage, "--orientation-fallback only applies to --orientation auto or --orientation-from")
@@ -267,8 +218,149 @@ public struct CaptureOptions: Equatable, Sendable {
   }
 }
 
+extension SessionOptions {
+  /// Parses the arguments after `session`.
+  ///
+  /// - Throws: `CaptureError.usage` for unknown options, bad values and conflicts.
+  init(arguments: [String]) throws(CaptureError) {
+    self.init()
+    var scanner = ArgumentScanner(arguments)
+    while let token = scanner.next() {
+      guard case .option(let name, let inline) = token else {
+        throw ArgumentScanner.reject(token, command: "session")
+      }
+      func value() throws(CaptureError) -> String { try scanner.value(for: name, inline: inline) }
+      func flag() throws(CaptureError) {
+        if inline != nil { throw CaptureError(.usage, "\(name) takes no value") }
+      }
+      switch name {
+      case "--burst": burst = try SessionOptions.integer(name, try value(), in: 1...100)
+      case "--shutter-keys":
+        let text = try value()
+        shutterKeys = text.split(separator: ",").map(String.init)
+        guard !shutterKeys.isEmpty else {
+          throw CaptureError(.usage, "--shutter-keys needs key names such as volumeup,volumedown")
+        }
+        shutterKeyCodes = []
+        for key in shutterKeys {
+          guard let code = KeyCode.named(key) else {
+            throw CaptureError(
+              .usage,
+              "--shutter-keys: unknown key \"\(key)\"; use names like volumeup, volumedown, "
+                + "camera (the KEY_ names of linux/input-event-codes.h)")
+          }
+          shutterKeyCodes.append(code)
+        }
+      case "--shutter-device":
+        let path = try value()
+        shutterDevices = (shutterDevices ?? []) + [path]
+      case "--headless":
+        try flag()
+        headless = true
+      case "--overlay": overlayPath = try value()
+      case "--preview-size":
+        let text = try value()
+        guard let size = FrameSize(parsing: text), size.width >= 64, size.height >= 64,
+          size.width <= 8192, size.height <= 8192
+        else {
+          throw CaptureError(
+            .usage, "--preview-size takes WIDTHxHEIGHT from 64x64 to 8192x8192, not \"\(text)\"")
+        }
+        previewSize = size
+      case "--fullscreen":
+        try flag()
+        fullscreen = true
+      case "--fps": fps = try SessionOptions.integer(name, try value(), in: 1...120)
+      default:
+        guard try capture.apply(name, inline: inline, scanner: &scanner) else {
+          throw ArgumentScanner.reject(token, command: "session")
+        }
+      }
+    }
+    try capture.validate()
+    if headless && fullscreen {
+      throw CaptureError(.usage, "--fullscreen needs the preview window; drop --headless")
+    }
+    if shutterDevices != nil && shutterKeys.isEmpty {
+      throw CaptureError(.usage, "--shutter-device needs --shutter-keys (which keys to take)")
+    }
+  }
+
+  static func integer(_ name: String, _ text: String, in range: ClosedRange<Int>)
+    throws(CaptureError) -> Int
+  {
+    guard let n = Int(text), range.contains(n) else {
+      throw CaptureError(
+        .usage,
+        "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\""
+      )
+    }
+    return n
+  }
+}
+
+extension LayoutOptions {
+  /// Parses the arguments after `layout`.
+  ///
+  /// - Throws: `CaptureError.usage`.
+  init(arguments: [String]) throws(CaptureError) {
+    self.init()
+    var scanner = ArgumentScanner(arguments)
+    while let token = scanner.next() {
+      guard case .option(let name, let inline) = token else {
+        throw ArgumentScanner.reject(token, command: "layout")
+      }
+      func value() throws(CaptureError) -> String { try scanner.value(for: name, inline: inline) }
+      func flag() throws(CaptureError) {
+        if inline != nil { throw CaptureError(.usage, "\(name) takes no value") }
+      }
+      switch name {
+      case "--orientation":
+        let text = try value()
+        guard let o = Orientation(rawValue: text), o != .undefined else {
+          throw CaptureError(
+            .usage, "--orientation takes normal, left-up, bottom-up or right-up, not \"\(text)\"")
+        }
+        orientation = o
+      case "--size":
+        let text = try value()
+        guard let s = FrameSize(parsing: text), s.width >= 16, s.height >= 16, s.width <= 16384,
+          s.height <= 16384
+        else {
+          throw CaptureError(
+            .usage, "--size takes the preview's WIDTHxHEIGHT such as 1280x720, not \"\(text)\"")
+        }
+        size = s
+      case "--overlay": overlayPath = try value()
+      case "--json":
+        try flag()
+        json = true
+      case "--render":
+        let path = try value()
+        let lower = path.lowercased()
+        guard lower.hasSuffix(".png") || lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg")
+        else {
+          throw CaptureError(.usage, "--render writes .png or .jpg files, not \"\(path)\"")
+        }
+        renderPath = path
+      case "--upright":
+        try flag()
+        upright = true
+      case "--print-overlay":
+        try flag()
+        printOverlay = true
+      default:
+        throw ArgumentScanner.reject(token, command: "layout")
+      }
+    }
+    if size == nil && !printOverlay {
+      throw CaptureError(.usage, "layout needs --size WxH (the preview size)")
+    }
+  }
+}
+
 /// The `orientcam` command line.
-public enum OrientcamCommand: Equatable, Sendable {
+enum OrientcamCommand: Equatable, Sendable {
   /// `orientcam capture ...`.
   case capture(CaptureOptions)
   /// `orientcam list [--json]`.
@@ -283,7 +375,7 @@ public enum OrientcamCommand: Equatable, Sendable {
   /// Parses the whole command line (without the program name).
   ///
   /// - Throws: `CaptureError.usage`.
-  public init(arguments: [String]) throws(CaptureError) {
+  init(arguments: [String]) throws(CaptureError) {
     guard let first = arguments.first else {
       throw CaptureError(.usage, "missing command; see orientcam --help")
     }
@@ -338,97 +430,4 @@ public enum OrientcamCommand: Equatable, Sendable {
           : "unknown command \"\(first)\"; see orientcam --help")
     }
   }
-}
-
-/// The help texts.
-public enum Usage {
-  /// `orientcam --help`.
-  public static let main = """
-    usage: orientcam COMMAND [options]
-
-    Photos that come out upright however the device is held, from a V4L2 camera, the built-in
-    test pattern or JPEG files, turned from orientd's orientation, with correct EXIF.
-
-    commands:
-      capture    take photos (orientcam capture --help)
-      session    keep the camera open: a photo per trigger (Enter, SIGUSR1, volume keys,
-                 the preview's shutter button), live preview with overlay controls
-      layout     lay out (and render) the overlay for an orientation and preview size
-      list       show the cameras: device, driver, card, formats, largest size, front/back
-      inspect    show a JPEG's size, EXIF Orientation and, for test-pattern photos, which way
-                 the pattern is turned
-
-      --help     this text (COMMAND --help for a command)
-      --version  the version
-
-    exit status: 0 done, 64 usage, 65 bad data, 66 missing input, 69 camera or orientd
-    unavailable, 70 internal, 73 cannot create the photo, 74 write or camera I/O error
-    """
-
-  /// `orientcam capture --help`.
-  public static let capture = """
-    usage: orientcam capture [options]
-
-    source:
-      --source v4l2[:/dev/videoN]   a camera (default: the first capture device)
-               pattern[:ORIENT]     the test pattern, as a camera in a device held as the
-                                    capture believes (or held ORIENT)
-               file:PATH            JPEG file(s) replayed as camera frames; PATH may be a glob
-      --resolution WxH              frame size (default: the largest offered)
-      --format F[,F...]             formats to accept, in order of preference (default:
-                                    mjpeg,jpeg,yuyv,nv12,rgb24,bgr24); sets the pattern's format
-      --skip N                      warm-up frames to drop (default 3 for cameras, else 0)
-      --count N                     photos to take (default 1; for file: every matched file)
-      --min-resolution WxH          refuse, before streaming, a camera whose largest size is
-                                    below WxH (the front-camera guard), and name those that pass
-
-    orientation:
-      --orientation auto|NAME       auto (default): ask orientd on the system bus; or force
-                                    normal, left-up, bottom-up, right-up
-      --orientation-from -|FILE     use the latest line of `orientd --watch --json` output;
-                                    malformed lines are skipped with a warning
-      --orientation-fallback NAME   use NAME when orientd cannot be reached
-      --sensor-rotation DEG         the camera's mounting correction, clockwise (default: the
-                                    driver's V4L2_CID_CAMERA_SENSOR_ROTATION, else 0)
-      --mirror                      a front camera: turn the other way for left-up and right-up
-                                    and mirror the upright photo left-right
-
-    rotation and output:
-      --rotate both|pixels|exif|none
-                                    both (default): upright pixels and Orientation=1;
-                                    pixels: upright pixels, no tag; exif: pixels as captured and
-                                    the Orientation tag; none: as captured, no tag
-      --lossless reencode|trim|strict
-                                    JPEG frames are turned losslessly; when the size is not a
-                                    multiple of the JPEG block size: reencode (default) keeps
-                                    every pixel, trim drops the partial edge blocks, strict
-                                    refuses. Which one happened is reported.
-      --quality N                   JPEG quality 1-100 (default 90)
-      -o, --output TEMPLATE         file name with strftime fields, {n} (first free number)
-                                    and {orientation} (default %Y%m%d-%H%M%S-{n}.jpg)
-      --force                       replace an existing file (otherwise refused)
-      --json                        one JSON object per photo: path, size, orientation, how it
-                                    was turned, timings
-      -v, --verbose                 more detail on stderr
-
-    Photos are written atomically: never a partial file, never an overwritten photo unless
-    --force. Without --json each photo's path is printed on stdout.
-    """
-
-  /// `orientcam list --help`.
-  public static let list = """
-    usage: orientcam list [--json]
-
-    Every V4L2 capture device with its driver, card name, bus, formats and sizes, the largest
-    size, and front/back when the driver (V4L2_CID_CAMERA_ORIENTATION) or the firmware (ACPI
-    _PLD panel) says so.
-    """
-
-  /// `orientcam inspect --help`.
-  public static let inspect = """
-    usage: orientcam inspect FILE... [--json]
-
-    A JPEG's size, subsampling, EXIF Orientation, Make/Model and capture time, and for photos of
-    the test pattern, how the pattern is turned (none = upright).
-    """
 }
