@@ -23,6 +23,10 @@ let package = Package(
     .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: apt("libexif-dev")),
     .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: apt("libevdev-dev")),
     .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: apt("libsdl2-dev")),
+    // orientd rotate on X11: Xlib, RandR (output rotation), XInput2 (touch matrices).
+    .systemLibrary(name: "CX11", pkgConfig: "x11", providers: apt("libx11-dev")),
+    .systemLibrary(name: "CXRandR", pkgConfig: "xrandr", providers: apt("libxrandr-dev")),
+    .systemLibrary(name: "CXInput", pkgConfig: "xi", providers: apt("libxi-dev")),
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
 
@@ -79,12 +83,21 @@ let package = Package(
         "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog",
       ]),
 
+    // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.
+    .target(
+      name: "ScreenRotation",
+      dependencies: [
+        "DeviceDiscovery", "EvdevKit", "CEvdev", "CLinuxShims", "SystemKit", "OrientCore",
+        "OrientLog", "JSON",
+      ]),
+    .target(name: "X11Rotation", dependencies: ["CX11", "CXRandR", "CXInput", "ScreenRotation"]),
+
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
         "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
-        "DBusKit", "OrientClient", "OrientDaemon",
+        "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation", "X11Rotation",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
@@ -97,12 +110,18 @@ let package = Package(
         "DBusKit", "SystemKit", "EvdevKit", "V4L2Kit",
       ]),
     .executableTarget(
-      name: "orient-bench", dependencies: ["OrientCore", "OrientSim", "JSON"],
+      name: "orient-bench", dependencies: ["OrientCore", "OrientSim", "JSON", "SystemKit"],
       path: "Benchmarks/orient-bench"),
     // Many clients claiming, releasing and vanishing at once (scripts/bench/claims.sh).
     .executableTarget(
       name: "claims-bench", dependencies: ["DBusKit", "SystemKit", "JSON"],
       path: "Benchmarks/claims-bench"),
+
+    // Turn to output transform applied: orientd rotate on a headless sway vs rot8's polling
+    // (scripts/bench/rotate.sh). Uses the test fixtures (private bus, umockdev, sway).
+    .executableTarget(
+      name: "rotate-bench", dependencies: ["TestSupport", "ScreenRotation", "SystemKit", "JSON"],
+      path: "Benchmarks/rotate-bench"),
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
@@ -138,6 +157,7 @@ let package = Package(
         "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore", "JSON",
         "TestSupport",
       ]),
+    .testTarget(name: "ScreenRotationTests", dependencies: ["ScreenRotation", "OrientCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),

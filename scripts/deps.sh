@@ -14,6 +14,7 @@ BUILD_PKGS=(
   libexif-dev       # CExif: EXIF blocks
   libevdev-dev      # CEvdev: volume-key shutter
   libsdl2-dev       # CSDL2: live preview window
+  libx11-dev libxrandr-dev libxi-dev  # CX11/CXRandR/CXInput: orientd rotate on X11
 )
 # Tests and demo: real parts instead of mocks.
 TEST_PKGS=(
@@ -33,6 +34,8 @@ TEST_PKGS=(
   qemu-system-x86 busybox-static cpio kmod  # the real-kernel test VM
   v4l-utils libiio-utils
   procps psmisc
+  sway wlr-randr       # orientd rotate: a real headless sway (IPC, outputs, wlr-randr)
+  xserver-xephyr x11-xserver-utils xinput  # orientd rotate on X11: Xephyr rotates (Xorg dummy does not)
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
 )
 

@@ -21,7 +21,7 @@ import SystemKit
 
 /// Writes a message to stderr.
 func complain(_ message: String) {
-  _ = "claims-bench: \(message)\n".withCString { Glibc.write(2, $0, strlen($0)) }
+  StandardStream.error.writeLine("claims-bench: \(message)")
 }
 
 struct Options {
@@ -38,18 +38,18 @@ struct Options {
       case "--json": json = true
       case "--help":
         print("usage: claims-bench --address ADDRESS [--clients N] [--json]")
-        exit(0)
+        exit(ExitStatus.success)
       case "--version":
         print("claims-bench 0.1.0")
-        exit(0)
+        exit(ExitStatus.success)
       default:
         complain("unknown option \(argument) (see --help)")
-        exit(64)
+        exit(ExitStatus.usage)
       }
     }
     guard !address.isEmpty, clients > 0 else {
       complain("--address ADDRESS is required and --clients must be positive (see --help)")
-      exit(64)
+      exit(ExitStatus.usage)
     }
   }
 }
@@ -121,7 +121,7 @@ func raiseDescriptorLimit() {
   setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }
 
-func run(_ options: Options) throws -> Int32 {
+func run(_ options: Options) throws -> ExitStatus {
   raiseDescriptorLimit()
   let loop = try EventLoop()
   let control = try DBusConnection(bus: .address(options.address), loop: loop)
@@ -133,7 +133,7 @@ func run(_ options: Options) throws -> Int32 {
     ).first?.uint32Value
   else {
     complain("no process id for org.orientd.Orientation1")
-    return 1
+    return .failure
   }
   let daemon = ProcessProbe(pid: pid)
   // One claim and release first, so that what the daemon creates once on its first claim (the
@@ -244,12 +244,12 @@ func run(_ options: Options) throws -> Int32 {
   } else {
     for (key, value) in report { print("\(key): \(value.encoded())") }
   }
-  return failures.isEmpty ? 0 : 1
+  return failures.isEmpty ? .success : .failure
 }
 
 do {
   exit(try run(Options(Array(CommandLine.arguments.dropFirst()))))
 } catch {
   complain("\(error)")
-  exit(1)
+  exit(ExitStatus.failure)
 }

@@ -14,9 +14,9 @@ import CIIO
 import Glibc
 import SystemKit
 
-/// Writes a message to stderr.
+/// Writes a line to stderr, prefixed with the program's name.
 func complain(_ message: String) {
-  _ = message.withCString { Glibc.write(2, $0, strlen($0)) }
+  StandardStream.error.writeLine("iio-read-bench: \(message)")
 }
 
 struct Options {
@@ -35,13 +35,13 @@ struct Options {
         print(
           "usage: iio-read-bench [--device iio:deviceN] [--readings N] [--only libiio|reopen|pread]"
         )
-        exit(0)
+        exit(ExitStatus.success)
       case "--version":
         print("iio-read-bench 0.1.0")
-        exit(0)
+        exit(ExitStatus.success)
       default:
-        complain("iio-read-bench: unknown option \(argument)\n")
-        exit(64)
+        complain("unknown option \(argument)")
+        exit(ExitStatus.usage)
       }
     }
   }
@@ -82,18 +82,18 @@ var results: [Result] = []
 
 if options.only == nil || options.only == "libiio" {
   guard let context = iio_create_local_context() else {
-    complain("iio-read-bench: libiio found no local context: \(String(cString: strerror(errno)))\n")
-    exit(69)
+    complain("libiio found no local context: \(String(cString: strerror(errno)))")
+    exit(ExitStatus.unavailable)
   }
   defer { iio_context_destroy(context) }
   guard let device = iio_context_find_device(context, options.device) else {
-    complain("iio-read-bench: libiio has no device \(options.device)\n")
-    exit(69)
+    complain("libiio has no device \(options.device)")
+    exit(ExitStatus.unavailable)
   }
   let channels = axes.compactMap { iio_device_find_channel(device, "accel_\($0)", false) }
   guard channels.count == 3 else {
-    complain("iio-read-bench: \(options.device) has no accel_x/y/z channels for libiio\n")
-    exit(69)
+    complain("\(options.device) has no accel_x/y/z channels for libiio")
+    exit(ExitStatus.unavailable)
   }
   results.append(
     measure("libiio", readings: options.readings) {
@@ -126,8 +126,8 @@ if options.only == nil || options.only == "pread" {
   do {
     files = try axes.map { try FileDescriptor(path: "\(syspath)/in_accel_\($0)_raw") }
   } catch {
-    complain("iio-read-bench: \(error)\n")
-    exit(69)
+    complain("\(error)")
+    exit(ExitStatus.unavailable)
   }
   let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
   defer { buffer.deallocate() }

@@ -2,6 +2,7 @@ import Glibc
 import JSON
 import OrientCore
 import OrientSim
+import SystemKit
 
 // orient-bench: the quality benchmark of the orientation engine (issue 2, section 4).
 // It synthesises sensor traces from scripted motion, runs orientd's detector and two baselines
@@ -49,9 +50,8 @@ struct BenchOptions {
 }
 
 func fail(_ message: String) -> Never {
-  let text = "orient-bench: \(message)\nTry 'orient-bench --help'.\n"
-  _ = text.withCString { write(2, $0, strlen($0)) }
-  exit(64)
+  StandardStream.error.writeLine("orient-bench: \(message)\nTry 'orient-bench --help'.")
+  exit(ExitStatus.usage)
 }
 
 func parseOptions(_ arguments: [String]) -> BenchOptions {
@@ -75,10 +75,10 @@ func parseOptions(_ arguments: [String]) -> BenchOptions {
     switch argument {
     case "--help", "-h":
       print(usage)
-      exit(0)
+      exit(ExitStatus.success)
     case "--version":
       print("orient-bench 0.1.0")
-      exit(0)
+      exit(ExitStatus.success)
     case "--quick": options.quick = true
     case "--json": options.json = true
     case "--no-throughput": options.throughput = false
@@ -380,7 +380,7 @@ if let scenario = options.traceScenario {
   } else {
     writeTrace(options, scenario: scenario)
   }
-  exit(0)
+  exit(ExitStatus.success)
 }
 
 let benchmark = Benchmark(
@@ -465,4 +465,4 @@ if options.json {
   }
   print(allPassed ? "\nall targets pass" : "\nsome targets FAIL")
 }
-exit(allPassed ? 0 : 1)
+exit(allPassed ? ExitStatus.success : ExitStatus.failure)

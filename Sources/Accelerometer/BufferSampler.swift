@@ -62,16 +62,17 @@ final class BufferSampler: Sampler {
   /// Watchdog periods in a row without a scan.
   private var emptyPeriods = 0
   /// When the current stall began (`CLOCK_MONOTONIC` ns): the last data seen.
-  private var lastData: Int64 = 0
+  private var lastData: Duration = .zero
 
   /// How long without a scan counts as a stall.
-  var stallTimeout: Int64 { max(1_000_000_000, Int64((10e9 / max(rate, 0.1)).rounded())) }
+  var stallTimeout: Duration { max(.seconds(1), .seconds(10 / max(rate, 0.1))) }
   /// Empty watchdog periods before the owner is told.
   static let stallsBeforeGivingUp = 3
 
   static let accelChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
 
-  /// Sets the device up and starts watching its node.
+  /// Sets the device up and starts watching its node, in the order the type's comment gives
+  /// (each step is a method of `Setup`).
   ///
   /// - Throws: `BufferUnavailable` saying what failed; everything changed is restored first.
   init(
@@ -82,169 +83,223 @@ final class BufferSampler: Sampler {
     self.description = description
     self.logger = logger
     self.handler = handler
-    let journal = SysfsJournal(logger: logger)
-    self.journal = journal
-    let sys = description.facts.syspath
-    let scanDirectory = "\(sys)/scan_elements"
+    let setup = Setup(
+      description: description, journal: SysfsJournal(logger: logger), logger: logger)
+    journal = setup.journal
     let device = description.sysname
     guard let devnode = description.facts.devnode else {
       throw BufferUnavailable(reason: "\(device) has no device node", deviceGone: false)
     }
-    func fail(_ reason: String, _ error: SystemError? = nil) -> BufferUnavailable {
-      journal.restore(deviceGone: error?.isDeviceGone ?? false)
-      return BufferUnavailable(reason: reason, deviceGone: error?.isDeviceGone ?? false)
-    }
-
-    let enablePath = "\(sys)/buffer/enable"
-    let wasEnabled = Sysfs.readIfPresent(enablePath).flatMap { SysfsValue.parseFlag($0) } ?? false
-    // Closed by its deinit if set-up fails below. The kernel lets one reader open the node at
-    // a time (EBUSY otherwise): that is how a buffer in use by another program shows.
-    let node: FileDescriptor
-    do {
-      node = try FileDescriptor(path: devnode, options: [.readOnly, .nonBlocking])
-    } catch {
-      let why =
-        error.errno == EBUSY
-        ? "another program has it open (buffer/enable is \(wasEnabled ? 1 : 0))" : error.reason
-      throw fail("\(device): cannot open \(devnode): \(why)", error)
-    }
-    if wasEnabled {
-      // Enabled, yet nobody holds the node: left behind by a program that died (or by
-      // iio-sensor-proxy 3.0, which never disables it). Taking it over and leaving it disabled
-      // afterwards stops the sensor from sampling for nobody; this is the one setting not put
-      // back as found.
-      logger.notice(
-        "\(device): buffer was left enabled with no reader; taking it over (it stays disabled "
-          + "when sampling stops)")
-      do {
-        try Sysfs.write(enablePath, "0\n")
-      } catch {
-        throw fail("\(device): cannot disable the abandoned buffer: \(error)", error)
-      }
-    }
-
-    // Channels: exactly x, y, z and the timestamp.
-    let present = Sysfs.list(scanDirectory).filter { $0.hasSuffix("_en") }.map {
-      String($0.dropLast(3))
-    }
-    var wanted = BufferSampler.accelChannels
-    if present.contains(ScanLayout.timestampChannel) { wanted.append(ScanLayout.timestampChannel) }
-    var channels: [ScanChannel] = []
-    do {
-      for name in present {
-        let on = wanted.contains(name)
-        let path = "\(scanDirectory)/\(name)_en"
-        if SysfsValue.parseFlag(try Sysfs.read(path)) != on {
-          try journal.set(path, on ? "1" : "0")
-        }
-      }
-      for name in wanted {
-        let typeText = try Sysfs.read("\(scanDirectory)/\(name)_type")
-        let indexText = try Sysfs.read("\(scanDirectory)/\(name)_index")
-        let type: ScanElementType
-        do {
-          type = try ScanElementType(parsing: typeText)
-        } catch {
-          throw fail("\(device): scan_elements/\(name)_type: \(error)")
-        }
-        guard let index = SysfsValue.parseInteger(indexText), index >= 0, index < 4096 else {
-          throw fail("\(device): scan_elements/\(name)_index \"\(indexText)\" is not an index")
-        }
-        channels.append(ScanChannel(name: name, index: Int(index), type: type))
-      }
-    } catch let error as SystemError {
-      throw fail("\(device): setting up scan elements: \(error)", error)
-    } catch let error as BufferUnavailable {
-      throw error
-    } catch {
-      throw fail("\(device): setting up scan elements: \(error)")
-    }
-    do {
-      layout = try ScanLayout(channels: channels)
-    } catch {
-      throw fail("\(device): \(error)")
-    }
-    guard let x = layout.element(named: "in_accel_x"), let y = layout.element(named: "in_accel_y"),
-      let z = layout.element(named: "in_accel_z")
-    else {
-      throw fail("\(device): accel channels missing from the scan layout")
-    }
-    (xElement, yElement, zElement) = (x, y, z)
+    let node = try setup.openNode(devnode)
+    layout = try setup.enableChannels()
+    (xElement, yElement, zElement) = try setup.accelElements(in: layout)
     timestampElement = layout.element(named: ScanLayout.timestampChannel)
-
-    // Timestamps in CLOCK_MONOTONIC if the kernel lets us choose (Linux 4.10+).
-    var clock = TimestampClock.realtime
-    let clockPath = "\(sys)/current_timestamp_clock"
-    if let text = Sysfs.readIfPresent(clockPath) {
-      clock = TimestampClock(attribute: text) ?? .realtime
-      if clock != .monotonic, timestampElement != nil {
-        do {
-          try journal.set(clockPath, TimestampClock.monotonic.rawValue)
-          clock = Sysfs.readIfPresent(clockPath).flatMap { TimestampClock(attribute: $0) } ?? clock
-        } catch {
-          logger.info(
-            "\(device): cannot set current_timestamp_clock (\(error)); converting from \(clock)")
-        }
-      }
-    }
+    let clock = setup.timestampClock(hasTimestamps: timestampElement != nil)
     converter = TimestampConverter(clock: clock)
-
-    // The device's own trigger, when it needs one and has none.
-    let triggerPath = "\(sys)/trigger/current_trigger"
-    if let current = Sysfs.readIfPresent(triggerPath) {
-      if current.isEmpty {
-        if let (trigger, reason) = TriggerChoice.choose(
-          deviceName: description.facts.name, deviceNumber: description.facts.deviceNumber,
-          deviceParent: deviceParent, triggers: triggers)
-        {
-          do {
-            try journal.set(triggerPath, trigger.name)
-            attachedTrigger = trigger.name
-            logger.info("\(device): attached trigger \(trigger.name) (\(reason))")
-          } catch {
-            throw fail("\(device): cannot attach trigger \(trigger.name): \(error)", error)
-          }
-        } else {
-          logger.info("\(device): no trigger of its own found; trying without one")
-        }
-      } else {
-        logger.debug("\(device): keeping current trigger \(current)")
-      }
-    }
-
+    attachedTrigger = try setup.attachTrigger(triggers: triggers, deviceParent: deviceParent)
     rate =
       FrequencySetting.apply(
-        target: target, description: description, journal: journal, logger: logger) ?? target
-
-    do {
-      if Sysfs.exists("\(sys)/buffer/length") {
-        try journal.set("\(sys)/buffer/length", String(bufferLength))
-      }
-      try journal.set("\(sys)/buffer/enable", "1")
-    } catch {
-      throw fail("\(device): cannot enable the buffer: \(error)", error)
-    }
+        target: target, description: description, journal: setup.journal, logger: logger)
+      ?? target
+    try setup.enableBuffer(length: bufferLength)
     chunk = [UInt8](repeating: 0, count: max(layout.recordSize * 16, 256))
     file = node
     do {
-      watch = try loop.watch(node.rawValue, for: .readable) { [weak self] events in
-        self?.readable(events)
-      }
-      let timer = try loop.makeTimer { [weak self] in self?.watchdog() }
-      try timer.schedule(afterNanoseconds: stallTimeout, intervalNanoseconds: stallTimeout)
-      stallTimer = timer
+      try startWatching(on: loop)
     } catch {
       watch?.cancel()
       watch = nil
       node.close()
-      throw fail("\(device): cannot watch \(devnode): \(error)", error)
+      throw setup.fail("\(device): cannot watch \(devnode): \(error)", error)
     }
-    lastData = Clock.monotonicNanoseconds()
+    lastData = Clock.monotonic()
     logger.info(
       "\(device): buffered, \(layout.elements.count) channels, \(layout.recordSize)-byte scans"
         + " (\(layout.elements.map { "\($0.channel.name) \($0.channel.type)@\($0.offset)" }.joined(separator: ", "))),"
         + " timestamps \(timestampElement == nil ? "from read time" : "from the kernel, \(clock.rawValue)")"
     )
+  }
+
+  /// The node's reader and the stall watchdog.
+  private func startWatching(on loop: EventLoop) throws(SystemError) {
+    watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
+      self?.readable(events)
+    }
+    let timer = try loop.makeTimer { [weak self] in self?.watchdog() }
+    try timer.schedule(after: stallTimeout, interval: stallTimeout)
+    stallTimer = timer
+  }
+
+  /// The steps of setting a device up; a failing step restores what the journal recorded.
+  private struct Setup {
+    let description: AccelerometerDescription
+    let journal: SysfsJournal
+    let logger: Logger
+
+    var sys: String { description.facts.syspath }
+    var device: String { description.sysname }
+    var scanDirectory: String { "\(sys)/scan_elements" }
+
+    /// Restores the settings changed so far; the error to throw.
+    func fail(_ reason: String, _ error: SystemError? = nil) -> BufferUnavailable {
+      journal.restore(deviceGone: error?.isDeviceGone ?? false)
+      return BufferUnavailable(reason: reason, deviceGone: error?.isDeviceGone ?? false)
+    }
+
+    /// Opens the node non-blocking and takes over a buffer left enabled with no reader.
+    func openNode(_ devnode: String) throws(BufferUnavailable) -> FileDescriptor {
+      let enablePath = "\(sys)/buffer/enable"
+      let wasEnabled =
+        Sysfs.readIfPresent(enablePath).flatMap { SysfsValue.parseFlag($0) } ?? false
+      // Closed by its deinit if set-up fails later. The kernel lets one reader open the node
+      // at a time (EBUSY otherwise): that is how a buffer in use by another program shows.
+      let node: FileDescriptor
+      do {
+        node = try FileDescriptor(path: devnode, options: [.readOnly, .nonBlocking])
+      } catch {
+        let why =
+          error.code == .resourceBusy
+          ? "another program has it open (buffer/enable is \(wasEnabled ? 1 : 0))" : error.reason
+        throw fail("\(device): cannot open \(devnode): \(why)", error)
+      }
+      if wasEnabled {
+        // Enabled, yet nobody holds the node: left behind by a program that died (or by
+        // iio-sensor-proxy 3.0, which never disables it). Taking it over and leaving it
+        // disabled afterwards stops the sensor from sampling for nobody; this is the one
+        // setting not put back as found.
+        logger.notice(
+          "\(device): buffer was left enabled with no reader; taking it over (it stays disabled "
+            + "when sampling stops)")
+        do {
+          try Sysfs.write(enablePath, "0\n")
+        } catch {
+          throw fail("\(device): cannot disable the abandoned buffer: \(error)", error)
+        }
+      }
+      return node
+    }
+
+    /// Enables exactly the x, y, z accel channels and the timestamp, and lays out the record
+    /// from each channel's `_type` and `_index`.
+    func enableChannels() throws(BufferUnavailable) -> ScanLayout {
+      let present = Sysfs.list(scanDirectory).filter { $0.hasSuffix("_en") }.map {
+        String($0.dropLast(3))
+      }
+      var wanted = BufferSampler.accelChannels
+      if present.contains(ScanLayout.timestampChannel) {
+        wanted.append(ScanLayout.timestampChannel)
+      }
+      var channels: [ScanChannel] = []
+      do {
+        for name in present {
+          let on = wanted.contains(name)
+          let path = "\(scanDirectory)/\(name)_en"
+          if SysfsValue.parseFlag(try Sysfs.read(path)) != on {
+            try journal.set(path, on ? "1" : "0")
+          }
+        }
+        for name in wanted {
+          let typeText = try Sysfs.read("\(scanDirectory)/\(name)_type")
+          let indexText = try Sysfs.read("\(scanDirectory)/\(name)_index")
+          let type: ScanElementType
+          do {
+            type = try ScanElementType(parsing: typeText)
+          } catch {
+            throw fail("\(device): scan_elements/\(name)_type: \(error)")
+          }
+          guard let index = SysfsValue.parseInteger(indexText), index >= 0, index < 4096 else {
+            throw fail("\(device): scan_elements/\(name)_index \"\(indexText)\" is not an index")
+          }
+          channels.append(ScanChannel(name: name, index: Int(index), type: type))
+        }
+      } catch let error as SystemError {
+        throw fail("\(device): setting up scan elements: \(error)", error)
+      } catch let error as BufferUnavailable {
+        throw error
+      } catch {
+        throw fail("\(device): setting up scan elements: \(error)")
+      }
+      do {
+        return try ScanLayout(channels: channels)
+      } catch {
+        throw fail("\(device): \(error)")
+      }
+    }
+
+    /// The x, y and z elements of `layout`.
+    func accelElements(in layout: ScanLayout) throws(BufferUnavailable) -> (
+      ScanLayout.Element, ScanLayout.Element, ScanLayout.Element
+    ) {
+      guard let x = layout.element(named: "in_accel_x"),
+        let y = layout.element(named: "in_accel_y"), let z = layout.element(named: "in_accel_z")
+      else {
+        throw fail("\(device): accel channels missing from the scan layout")
+      }
+      return (x, y, z)
+    }
+
+    /// Asks for timestamps in CLOCK_MONOTONIC if the kernel lets us choose (Linux 4.10+).
+    ///
+    /// - Returns: the clock the timestamps will be in.
+    func timestampClock(hasTimestamps: Bool) -> TimestampClock {
+      var clock = TimestampClock.realtime
+      let clockPath = "\(sys)/current_timestamp_clock"
+      if let text = Sysfs.readIfPresent(clockPath) {
+        clock = TimestampClock(attribute: text) ?? .realtime
+        if clock != .monotonic, hasTimestamps {
+          do {
+            try journal.set(clockPath, TimestampClock.monotonic.rawValue)
+            clock =
+              Sysfs.readIfPresent(clockPath).flatMap { TimestampClock(attribute: $0) } ?? clock
+          } catch {
+            logger.info(
+              "\(device): cannot set current_timestamp_clock (\(error)); converting from \(clock)")
+          }
+        }
+      }
+      return clock
+    }
+
+    /// Attaches the device's own trigger when it needs one and has none.
+    ///
+    /// - Returns: the trigger attached, if any.
+    func attachTrigger(triggers: [TriggerInfo], deviceParent: String?) throws(BufferUnavailable)
+      -> String?
+    {
+      let triggerPath = "\(sys)/trigger/current_trigger"
+      guard let current = Sysfs.readIfPresent(triggerPath) else { return nil }
+      guard current.isEmpty else {
+        logger.debug("\(device): keeping current trigger \(current)")
+        return nil
+      }
+      guard
+        let (trigger, reason) = TriggerChoice.choose(
+          deviceName: description.facts.name, deviceNumber: description.facts.deviceNumber,
+          deviceParent: deviceParent, triggers: triggers)
+      else {
+        logger.info("\(device): no trigger of its own found; trying without one")
+        return nil
+      }
+      do {
+        try journal.set(triggerPath, trigger.name)
+      } catch {
+        throw fail("\(device): cannot attach trigger \(trigger.name): \(error)", error)
+      }
+      logger.info("\(device): attached trigger \(trigger.name) (\(reason))")
+      return trigger.name
+    }
+
+    /// Sets a small buffer length (where the device has one) and enables the buffer.
+    func enableBuffer(length: Int) throws(BufferUnavailable) {
+      do {
+        if Sysfs.exists("\(sys)/buffer/length") {
+          try journal.set("\(sys)/buffer/length", String(length))
+        }
+        try journal.set("\(sys)/buffer/enable", "1")
+      } catch {
+        throw fail("\(device): cannot enable the buffer: \(error)", error)
+      }
+    }
   }
 
   deinit { close(deviceGone: false) }
@@ -282,7 +337,7 @@ final class BufferSampler: Sampler {
           return
         }
         problems.report(
-          "read-\(error.errno)", logger: logger,
+          "read-\(error.code.rawValue)", logger: logger,
           "\(description.sysname): reading \(file.path): \(error) (logged once)")
         break
       }
@@ -305,7 +360,7 @@ final class BufferSampler: Sampler {
 
   private func dataArrived() {
     sawData = true
-    lastData = Clock.monotonicNanoseconds()
+    lastData = Clock.monotonic()
     if emptyPeriods > 0 {
       emptyPeriods = 0
       problems.clear(
@@ -322,7 +377,7 @@ final class BufferSampler: Sampler {
       return
     }
     emptyPeriods += 1
-    let silent = (Clock.monotonicNanoseconds() - lastData) / 1_000_000
+    let silent = (Clock.monotonic() - lastData).nanoseconds / 1_000_000
     problems.report(
       "stall", logger: logger,
       "\(description.sysname): no scan from \(file.path) for \(silent) ms; re-enabling the buffer "

@@ -25,17 +25,17 @@ final class PollSampler: Sampler {
   private var activeProblems: Set<String> = []
   private let buffer: UnsafeMutableRawBufferPointer
   private var stopped = false
-  private let interval: Int64
+  private let interval: Duration
   /// Readings skipped in a row.
   private var failuresInARow = 0
   /// The slowed-down interval while readings keep failing, `nil` at the normal rate.
-  private var backoff: Int64?
+  private var backoff: Duration?
 
   static let axes = ["x", "y", "z"]
   /// The first slowed-down interval, doubled after each further failure.
-  static let firstBackoff: Int64 = 250_000_000
+  static let firstBackoff: Duration = .milliseconds(250)
   /// The slowest the sampler polls while readings fail.
-  static let maximumBackoff: Int64 = 2_000_000_000
+  static let maximumBackoff: Duration = .seconds(2)
 
   /// Opens the attributes, sets the sampling frequency, schedules the timer and posts a first
   /// reading right away.
@@ -51,7 +51,7 @@ final class PollSampler: Sampler {
     self.handler = handler
     journal = SysfsJournal(logger: logger)
     buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
-    interval = Int64((1e9 / rate).rounded())
+    interval = .seconds(1 / rate)
     do {
       for axis in PollSampler.axes {
         files.append(
@@ -60,7 +60,7 @@ final class PollSampler: Sampler {
       _ = FrequencySetting.apply(
         target: rate, description: description, journal: journal, logger: logger)
       let timer = try loop.makeTimer { [weak self] in self?.poll() }
-      try timer.schedule(afterNanoseconds: interval, intervalNanoseconds: interval)
+      try timer.schedule(after: interval, interval: interval)
       self.timer = timer
     } catch {
       close(deviceGone: error.isDeviceGone)
@@ -147,16 +147,16 @@ final class PollSampler: Sampler {
       problems.report(
         "backoff", logger: logger,
         "\(description.sysname): every reading failed for a second; reading less often (every "
-          + "\(Double(PollSampler.firstBackoff) / 1e9) s, slowing to \(Double(PollSampler.maximumBackoff) / 1e9) s) "
+          + "\(PollSampler.firstBackoff.seconds) s, slowing to \(PollSampler.maximumBackoff.seconds) s) "
           + "until one is valid again")
     }
     backoff = next
     reschedule(next)
   }
 
-  private func reschedule(_ nanoseconds: Int64) {
+  private func reschedule(_ interval: Duration) {
     do {
-      try timer?.schedule(afterNanoseconds: nanoseconds, intervalNanoseconds: nanoseconds)
+      try timer?.schedule(after: interval, interval: interval)
     } catch {
       problems.report(
         "timer", logger: logger,
@@ -177,7 +177,7 @@ final class PollSampler: Sampler {
         handler(.gone(reason))
         return .gone
       }
-      result = .failure(.readError(error.errno))
+      result = .failure(.readError(error.code))
     }
     switch result {
     case .success(let value): return .value(value)

@@ -1,3 +1,5 @@
+import OrientCore
+
 /// The layout of one buffered IIO channel, parsed from `scan_elements/<channel>_type`.
 ///
 /// The kernel writes it as `[be|le]:[s|u]bits/storagebits[Xrepeat]>>shift`, for example
@@ -54,7 +56,7 @@ public struct ScanElementType: Equatable, Hashable, Sendable, CustomStringConver
   /// - Throws: `ScanFormatError` quoting the text and saying which part is wrong. Never traps,
   ///   whatever the input (inputs longer than 64 bytes are refused before parsing).
   public init(parsing input: String) throws(ScanFormatError) {
-    let text = String(input[...].trimmingBlanks())
+    let text = String(input[...].trimming(Padding.whitespaceAndNUL))
     guard text.utf8.count <= 64 else {
       throw ScanFormatError(input: String(text.prefix(64)), reason: "longer than 64 bytes")
     }
@@ -314,17 +316,5 @@ public struct ScanLayout: Equatable, Sendable {
   /// Decodes the first value of `element` from a record held in an array.
   public func value(of element: Element, in record: [UInt8]) -> Int64? {
     record.withUnsafeBytes { value(of: element, in: $0) }
-  }
-}
-
-extension Substring {
-  /// Without leading and trailing spaces, tabs, newlines, carriage returns and NULs.
-  func trimmingBlanks() -> Substring {
-    let blank: (Character) -> Bool = {
-      $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\0"
-    }
-    guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) })
-    else { return self[endIndex...] }
-    return self[first...last]
   }
 }

@@ -60,9 +60,8 @@ public final class SensorManager {
   private let context: UdevContext
   private var monitor: UdevMonitor?
   private var monitorWatch: EventLoop.Watch?
-  private var facts: [String: DeviceFacts] = [:]
-  private var parents: [String: String] = [:]
-  private var triggers: [String: TriggerInfo] = [:]
+  private var registry = DeviceRegistry()
+  /// Sensors that could not be started: not chosen until they change or a retry works.
   private var unusable: Set<String> = []
   private var sampler: (any Sampler)?
   private var skippedBefore = 0
@@ -70,36 +69,9 @@ public final class SensorManager {
   private var problems = LogOnce()
   /// Sensors to poll even though they could buffer: their buffer stalled (until `stop()`).
   private var pollOnly: Set<String> = []
-  private var retryTimer: EventLoop.Timer?
-  private var retryDelay = SensorManager.firstRetryDelay
-  /// Readings in a row whose magnitude is implausible (see `calibrationChanged`).
-  private var implausibleInARow = 0
-  private var nextCalibrationCheck: Int64 = 0
-  private var calibrationCheckInterval = SensorManager.firstCalibrationCheck
-  private var hotplugWindowStart: Int64 = 0
-  private var hotplugEvents = 0
-  private var settleTimer: EventLoop.Timer?
-
-  /// During a hotplug storm, how long uevents must pause before the sensor is chosen again.
-  static let stormSettle: Int64 = 250_000_000
-
-  /// Hotplug notices logged per `hotplugWindow` before they go to debug level.
-  static let hotplugLogBudget = 10
-  /// The window of `hotplugLogBudget`, in nanoseconds.
-  static let hotplugWindow: Int64 = 10_000_000_000
-
-  /// The first retry of a sensor that could not be started, in seconds; doubled each time.
-  static let firstRetryDelay = 1.0
-  /// The longest wait between retries, in seconds.
-  static let maximumRetryDelay = 30.0
-  /// Calibrated magnitudes outside this many g are implausible for a device at rest or in a
-  /// hand (the detector's default tolerance rejects them too).
-  static let plausibleGravity = 0.5...1.5
-  /// Implausible readings in a row before the calibration is re-read.
-  static let implausibleBeforeCheck = 5
-  /// The first and the longest interval between calibration re-reads, in nanoseconds.
-  static let firstCalibrationCheck: Int64 = 1_000_000_000
-  static let maximumCalibrationCheck: Int64 = 60_000_000_000
+  private var calibration = CalibrationWatch()
+  private let throttle: HotplugThrottle
+  private lazy var retry = RetryBackoff(loop: loop) { [weak self] in self?.retryUnusable() }
 
   /// Creates a manager; call `begin()` to enumerate and follow hotplug.
   public init(
@@ -109,6 +81,7 @@ public final class SensorManager {
     self.loop = loop
     self.configuration = configuration
     self.logger = logger
+    throttle = HotplugThrottle(loop: loop, logger: logger)
     if let context {
       self.context = context
     } else {
@@ -118,22 +91,15 @@ public final class SensorManager {
 
   deinit {
     sampler?.stop()
-    retryTimer?.cancel()
-    settleTimer?.cancel()
   }
 
   /// Every accelerometer present (display and base), ordered by device number.
   public var sensors: [AccelerometerDescription] {
-    facts.values.map { AccelerometerDescription(facts: $0, configuration: configuration) }
-      .sorted {
-        ($0.facts.deviceNumber ?? Int.max, $0.sysname) < (
-          $1.facts.deviceNumber ?? Int.max, $1.sysname
-        )
-      }
+    registry.sensors(configuration: configuration)
   }
 
   /// The trigger devices present.
-  public var knownTriggers: [TriggerInfo] { triggers.values.sorted { $0.name < $1.name } }
+  public var knownTriggers: [TriggerInfo] { registry.knownTriggers }
 
   /// The choice among the present sensors and why the others were not chosen.
   public var choice: SensorChoice.Outcome {
@@ -178,7 +144,7 @@ public final class SensorManager {
     guard isStarted else { return }
     isStarted = false
     stopSampler()
-    cancelRetry()
+    retry.cancel()
     pollOnly.removeAll()
     if var status = active {
       status.isSampling = false
@@ -202,7 +168,7 @@ public final class SensorManager {
     // readable and the loop comes back); the sensor is chosen once per batch, so a burst of
     // add/remove pairs does not start and stop a sampler for each.
     var changed = false
-    defer { if changed { afterUevents() } }
+    defer { if changed { throttle.afterBatch { [weak self] in self?.reselect() } } }
     for _ in 0..<256 {
       switch monitor.next() {
       case .empty: return
@@ -223,31 +189,6 @@ public final class SensorManager {
     }
   }
 
-  /// Chooses the sensor after a batch of uevents: at once normally; during a storm (more
-  /// than `hotplugLogBudget` events in the window) once the events have paused for
-  /// `stormSettle`, so that a flapping device is not started and stopped with each pair.
-  private func afterUevents() {
-    guard hotplugEvents > SensorManager.hotplugLogBudget else {
-      settleTimer?.disarm()
-      reselect()
-      return
-    }
-    if settleTimer == nil {
-      settleTimer = try? loop.makeTimer { [weak self] in
-        // One-shot: closed once it has fired, so a storm leaves no descriptor behind.
-        self?.settleTimer?.cancel()
-        self?.settleTimer = nil
-        self?.reselect()
-      }
-    }
-    guard let settleTimer,
-      (try? settleTimer.schedule(afterNanoseconds: SensorManager.stormSettle)) != nil
-    else {
-      reselect()
-      return
-    }
-  }
-
   /// Enumerates the `iio` subsystem again and brings the known devices in line with it: what
   /// is gone is forgotten, what is new or changed is considered, then the sensor is chosen
   /// again, and a running sampler is started afresh: if a remove and an add of it were both
@@ -261,15 +202,9 @@ public final class SensorManager {
       logger.error("cannot enumerate the IIO devices again: \(error)")
       return
     }
-    let paths = Set(present.map(\.syspath))
-    for syspath in facts.keys where !paths.contains(syspath) {
-      facts.removeValue(forKey: syspath)
-      parents.removeValue(forKey: syspath)
+    for syspath in registry.keepOnly(Set(present.map(\.syspath))) {
       unusable.remove(syspath)
       logger.notice("accelerometer \(syspath) is gone (found on enumerating again)")
-    }
-    for syspath in triggers.keys where !paths.contains(syspath) {
-      triggers.removeValue(forKey: syspath)
     }
     for device in present { consider(device, action: .add, announce: true) }
     stopSampler()
@@ -280,18 +215,18 @@ public final class SensorManager {
     let syspath = device.syspath
     if device.sysname.hasPrefix("trigger") {
       if action == .remove {
-        triggers.removeValue(forKey: syspath)
+        registry.setTrigger(nil, at: syspath)
       } else if let name = Sysfs.readIfPresent("\(syspath)/name") {
-        triggers[syspath] = TriggerInfo(name: name, parentSyspath: device.parent?.syspath)
+        registry.setTrigger(
+          TriggerInfo(name: name, parentSyspath: device.parent?.syspath), at: syspath)
       }
       return
     }
     switch action {
     case .remove:
-      if facts.removeValue(forKey: syspath) != nil {
-        logger.log(hotplugLevel(), "accelerometer \(device.sysname) removed")
+      if registry.remove(syspath) != nil {
+        logger.log(throttle.level(), "accelerometer \(device.sysname) removed")
       }
-      parents.removeValue(forKey: syspath)
       unusable.remove(syspath)
       // Its files are gone (a device that comes back has new ones): stop reading them now, so
       // that a sampler left on the old files can neither read stale data nor, failing later,
@@ -300,18 +235,16 @@ public final class SensorManager {
     case .add, .change, .bind, .unbind, .other:
       let gathered = DeviceFacts.gather(device)
       guard gathered.isAccelerometer else {
-        facts.removeValue(forKey: syspath)
+        registry.remove(syspath)
         return
       }
-      let previous = facts[syspath]
-      facts[syspath] = gathered
-      parents[syspath] = device.parent?.syspath
+      let previous = registry.record(gathered, at: syspath, parent: device.parent?.syspath)
       if previous != gathered {
         unusable.remove(syspath)
         describe(
           AccelerometerDescription(facts: gathered, configuration: configuration),
           appeared: previous == nil && announce, changed: previous != nil,
-          level: announce ? hotplugLevel() : .notice)
+          level: announce ? throttle.level() : .notice)
       }
     }
   }
@@ -329,27 +262,6 @@ public final class SensorManager {
     for problem in d.problems { logger.log(level == .debug ? .debug : .warning, problem) }
   }
 
-  /// The level of a hotplug notice: `.notice` for the first `hotplugLogBudget` accelerometer
-  /// events in 10 s, `.debug` beyond (one line says so), so that a storm of uevents (a flaky
-  /// connector, a driver rebinding in a loop) cannot flood the journal. The next event after
-  /// a quiet window ends the episode with the number of events it had.
-  private func hotplugLevel() -> LogLevel {
-    let now = Clock.monotonicNanoseconds()
-    if now - hotplugWindowStart > SensorManager.hotplugWindow {
-      hotplugWindowStart = now
-      hotplugEvents = 0
-      problems.clear("storm", logger: logger, "accelerometer hotplug events are rare again")
-    }
-    hotplugEvents += 1
-    if hotplugEvents <= SensorManager.hotplugLogBudget { return .notice }
-    problems.report(
-      "storm", level: .notice, logger: logger,
-      "more than \(SensorManager.hotplugLogBudget) accelerometer hotplug events within "
-        + "\(SensorManager.hotplugWindow / 1_000_000_000) s; logging them at debug level until they "
-        + "are rare again")
-    return .debug
-  }
-
   // MARK: - choice and sampling
 
   private func reselect(force: Bool = false) {
@@ -359,7 +271,7 @@ public final class SensorManager {
     if !force {
       switch (active, chosen) {
       case (nil, nil): return
-      case (let current?, let chosen?) where SensorManager.sameSensor(current.description, chosen):
+      case (let current?, let chosen?) where SensorChoice.isSameSensor(current.description, chosen):
         // Same device, same calibration: keep sampling; refresh the facts shown. (Removed and
         // back within one batch of uevents: its sampler was stopped, start a new one.)
         active?.description = chosen
@@ -370,61 +282,23 @@ public final class SensorManager {
     }
     stopSampler()
     let hadSensor = active != nil
-    active = chosen.map {
-      SensorStatus(
-        description: $0, mode: predictedMode($0), rate: predictedRate($0), trigger: nil,
-        isSampling: false)
+    active = chosen.map { d in
+      let mode = SensorChoice.mode(
+        for: d, sampling: configuration.sampling, pollOnly: pollOnly.contains(d.facts.syspath))
+      return SensorStatus(
+        description: d, mode: mode,
+        rate: SensorChoice.rate(for: d, mode: mode, sampling: configuration.sampling),
+        trigger: nil, isSampling: false)
     }
     if hadSensor || active != nil { onSensorChange?(active) }
     if isStarted && active != nil { startSampler() }
   }
 
-  /// Whether switching from `a` to `b` needs no restart: same device, location, capabilities
-  /// and calibration (a change event also reports the frequency orientd itself set).
-  private static func sameSensor(_ a: AccelerometerDescription, _ b: AccelerometerDescription)
-    -> Bool
-  {
-    a.facts.syspath == b.facts.syspath && a.facts.devnode == b.facts.devnode
-      && a.location == b.location && a.canPoll == b.canPoll && a.canBuffer == b.canBuffer
-      && a.mountMatrix == b.mountMatrix && a.mountMatrixSource == b.mountMatrixSource
-      && a.scale == b.scale && a.offset == b.offset
-  }
-
   private func logChoice(_ outcome: SensorChoice.Outcome) {
-    var text: String
-    if let chosen = outcome.chosen {
-      text =
-        "using \(chosen.sysname) (\(chosen.facts.name ?? "?")) for orientation: "
-        + "\(chosen.location == .display ? "display sensor" : "location unknown, assumed display")"
-    } else if facts.isEmpty {
-      text = "no accelerometer present"
-    } else {
-      text = "no display accelerometer: orientation undefined"
-    }
-    if !outcome.notChosen.isEmpty {
-      text += "; not used: " + outcome.notChosen.joined(separator: "; ")
-    }
+    let text = SensorChoice.summary(outcome, anyPresent: !registry.isEmpty)
     if text != lastChoiceLog {
       lastChoiceLog = text
       logger.notice(text)
-    }
-  }
-
-  private func predictedMode(_ d: AccelerometerDescription) -> SamplingMode {
-    if pollOnly.contains(d.facts.syspath) { return .polled }
-    switch configuration.sampling.mode {
-    case .polled: return .polled
-    case .buffered: return .buffered
-    case .auto: return d.canBuffer ? .buffered : .polled
-    }
-  }
-
-  private func predictedRate(_ d: AccelerometerDescription) -> Double {
-    switch predictedMode(d) {
-    case .polled: return configuration.sampling.pollRate
-    case .buffered:
-      return d.availableFrequencies?.smallest(atLeast: configuration.sampling.bufferedRate).value
-        ?? configuration.sampling.bufferedRate
     }
   }
 
@@ -463,7 +337,7 @@ public final class SensorManager {
       do {
         let buffered = try BufferSampler(
           description: d, rate: sampling.bufferedRate, bufferLength: sampling.bufferLength,
-          triggers: Array(triggers.values), deviceParent: parents[syspath], loop: loop,
+          triggers: registry.allTriggers, deviceParent: registry.parent(of: syspath), loop: loop,
           logger: logger, handler: handler)
         return .started(buffered, trigger: buffered.attachedTrigger)
       } catch {
@@ -497,24 +371,13 @@ public final class SensorManager {
     problems.report(
       "start \(d.facts.syspath)", level: .error, logger: logger,
       "\(reason); cannot sample \(d.sysname) for now: trying again in "
-        + "\(AvailableValues.format(retryDelay)) s, then less often (logged once)")
+        + "\(AvailableValues.format(retry.delay.seconds)) s, then less often (logged once)")
     guard isStarted else { return }
     do {
-      if retryTimer == nil {
-        retryTimer = try loop.makeTimer { [weak self] in self?.retryUnusable() }
-      }
-      try retryTimer?.schedule(afterNanoseconds: Int64(retryDelay * 1e9))
+      try retry.schedule()
     } catch {
       logger.error("cannot schedule a retry of \(d.sysname): \(error)")
     }
-    retryDelay = min(retryDelay * 2, SensorManager.maximumRetryDelay)
-  }
-
-  /// Closes the retry timer (a stopped manager holds no descriptor but the udev monitor's).
-  private func cancelRetry() {
-    retryTimer?.cancel()
-    retryTimer = nil
-    retryDelay = SensorManager.firstRetryDelay
   }
 
   /// Tries again the sensor that would be chosen if none had failed, when it is one that
@@ -525,7 +388,7 @@ public final class SensorManager {
       let best = SensorChoice.choose(sensors, mode: configuration.sampling.mode).chosen,
       unusable.contains(best.facts.syspath)
     else {
-      cancelRetry()
+      retry.cancel()
       return
     }
     let syspath = best.facts.syspath
@@ -546,9 +409,8 @@ public final class SensorManager {
   /// Makes `started` the running sampler of `d` and tells the consumer.
   private func install(_ started: any Sampler, trigger: String?, for d: AccelerometerDescription) {
     sampler = started
-    cancelRetry()
-    implausibleInARow = 0
-    calibrationCheckInterval = SensorManager.firstCalibrationCheck
+    retry.cancel()
+    calibration.reset()
     problems.clear("start \(d.facts.syspath)", logger: logger, "\(d.sysname): started at last")
     let now = SensorStatus(
       description: d, mode: started.mode, rate: started.rate, trigger: trigger, isSampling: true)
@@ -587,34 +449,22 @@ public final class SensorManager {
     }
   }
 
-  /// Re-reads the device's calibration when readings keep an implausible magnitude: a driver
-  /// that switches its range changes `in_accel_scale` without a uevent, and the old scale would
-  /// make every reading 2, 4 or 8 times too large or small. At most once per
-  /// `calibrationCheckInterval`, which doubles (up to a minute) while nothing changed, so a
-  /// device shaken for long or miscalibrated for good costs little. The scale is not re-read
-  /// on every reading: that would double the reads of a polled sensor.
+  /// Re-reads the device's calibration when `CalibrationWatch` says readings have kept an
+  /// implausible magnitude for long enough (a range switched without a uevent).
   ///
   /// - Returns: whether the sampler was restarted with a new calibration (the reading, made
   ///   with the old one, is then dropped).
   private func calibrationChanged(_ vector: Vector3, syspath: String) -> Bool {
-    let g = vector.magnitude / standardGravity
-    if SensorManager.plausibleGravity.contains(g) {
-      implausibleInARow = 0
-      calibrationCheckInterval = SensorManager.firstCalibrationCheck
-      return false
-    }
-    implausibleInARow += 1
-    let now = Clock.monotonicNanoseconds()
-    guard implausibleInARow >= SensorManager.implausibleBeforeCheck, now >= nextCalibrationCheck,
-      let device = context.device(syspath: syspath), let old = active?.description
+    let now = Clock.monotonic()
+    guard calibration.isDue(vector, now: now), let device = context.device(syspath: syspath),
+      let old = active?.description
     else { return false }
-    nextCalibrationCheck = now + calibrationCheckInterval
-    calibrationCheckInterval = min(
-      calibrationCheckInterval * 2, SensorManager.maximumCalibrationCheck)
+    calibration.checked(at: now)
     consider(device, action: .change, announce: false)
-    if let facts = facts[syspath] {
+    if let facts = registry.facts[syspath] {
       let new = AccelerometerDescription(facts: facts, configuration: configuration)
       if new.scale != old.scale || new.offset != old.offset {
+        let g = vector.magnitude / standardGravity
         logger.notice(
           "\(old.sysname): readings of \(FixedPoint.format(g, decimals: 2)) g made orientd re-read "
             + "the calibration: scale \(old.scale) -> \(new.scale), offset \(old.offset) -> "
@@ -628,14 +478,14 @@ public final class SensorManager {
 
   /// The device vanished under a sampler: forget it until udev announces it again.
   private func dropGone(_ syspath: String, reason: String) {
-    logger.notice("accelerometer \(facts[syspath]?.sysname ?? syspath) is gone (\(reason))")
+    logger.notice(
+      "accelerometer \(registry.facts[syspath]?.sysname ?? syspath) is gone (\(reason))")
     if let current = sampler {
       skippedBefore += current.skipped
       sampler = nil
       current.stop()
     }
-    facts.removeValue(forKey: syspath)
-    parents.removeValue(forKey: syspath)
+    registry.remove(syspath)
     reselect()
   }
 }

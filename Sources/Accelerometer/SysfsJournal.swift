@@ -14,9 +14,6 @@ final class SysfsJournal {
     self.logger = logger
   }
 
-  /// The attributes changed so far, oldest first (for tests and `--list-sensors`).
-  var changedPaths: [String] { entries.map(\.path) }
-
   /// Sets `path` to `value` unless it already holds it; remembers the first original value.
   ///
   /// Values are written with a trailing newline, as `echo` does; every IIO attribute parser

@@ -1,5 +1,6 @@
 import Glibc
 import OrientCore
+import SystemKit
 
 /// Why a raw sysfs reading was not used.
 public enum RawValueProblem: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
@@ -10,7 +11,7 @@ public enum RawValueProblem: Error, Equatable, Hashable, Sendable, CustomStringC
   /// The integer does not fit in 64 bits.
   case overflow
   /// The read itself failed with this `errno` (EIO from a failing bus, for example).
-  case readError(Int32)
+  case readError(Errno)
 
   /// A short phrase for messages.
   public var description: String {
@@ -18,7 +19,7 @@ public enum RawValueProblem: Error, Equatable, Hashable, Sendable, CustomStringC
     case .empty: return "empty value"
     case .notANumber(let text): return "not an integer: \"\(text)\""
     case .overflow: return "integer out of range"
-    case .readError(let code): return "read error: \(String(cString: strerror(code)))"
+    case .readError(let code): return "read error: \(code)"
     }
   }
 
@@ -28,7 +29,7 @@ public enum RawValueProblem: Error, Equatable, Hashable, Sendable, CustomStringC
     case .empty: return "empty"
     case .notANumber: return "garbage"
     case .overflow: return "overflow"
-    case .readError(let code): return "errno-\(code)"
+    case .readError(let code): return "errno-\(code.rawValue)"
     }
   }
 }
@@ -129,7 +130,7 @@ public enum AvailableValues: Equatable, Sendable {
   /// Parses the attribute text; `nil` when it is empty or any item is not a number.
   public init?(parsing text: String) {
     guard text.utf8.count <= SysfsValue.maxBytes else { return nil }
-    let trimmed = text[...].trimmingBlanks()
+    let trimmed = text[...].trimming(Padding.whitespaceAndNUL)
     if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
       let parts = trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" })
       guard parts.count == 3,
@@ -251,7 +252,7 @@ public enum TimestampClock: String, CaseIterable, Sendable {
 
   /// Parses the attribute text (trailing newline allowed).
   public init?(attribute text: String) {
-    self.init(rawValue: String(text[...].trimmingBlanks()))
+    self.init(rawValue: String(text[...].trimming(Padding.whitespaceAndNUL)))
   }
 
   /// The C clock id (`CLOCK_*` from time.h).

@@ -8,6 +8,8 @@
 #include <malloc.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 int orient_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
 
@@ -22,10 +24,6 @@ int orient_at_empty_path(void) { return AT_EMPTY_PATH; }
 int orient_rename_noreplace(const char *from, const char *to) {
   return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }
-
-int orient_fcntl_getfl(int fd) { return fcntl(fd, F_GETFL); }
-
-int orient_fcntl_setfl(int fd, int flags) { return fcntl(fd, F_SETFL, flags); }
 
 int orient_block_signals_fd(const int *signals, int count) {
   sigset_t set;
@@ -49,3 +47,7 @@ size_t orient_signalfd_siginfo_size(void) { return sizeof(struct signalfd_siginf
 
 int orient_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 int orient_malloc_trim(void) { return malloc_trim(0); }
+
+int orient_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int orient_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }

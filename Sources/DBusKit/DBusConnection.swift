@@ -502,9 +502,6 @@ public final class DBusPendingCall {
     if let pending { dbus_pending_call_unref(pending) }
   }
 
-  /// Whether the handler has run or the call was cancelled.
-  public var isFinished: Bool { handler == nil }
-
   /// Registers the notify callback (`dbus_pending_call_set_notify`), retaining this object
   /// until libdbus frees the pending call.
   func start(_ pending: OpaquePointer) -> Bool {

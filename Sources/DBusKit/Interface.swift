@@ -116,6 +116,8 @@ public struct DBusProperty {
   public var get: (() throws(DBusError) -> DBusValue)?
   /// Stores a value of `type` (already checked); gets the caller's unique name for policy.
   public var set: ((DBusValue, _ sender: String) throws(DBusError) -> Void)?
+  /// Served from the values given to `DBusConnection.publish` (see `published(_:)`).
+  var isPublished = false
 
   /// A read-only property.
   public init(

@@ -181,7 +181,7 @@ final class TimeoutSet {
     }
     guard let timer else { return false }
     do {
-      try timer.schedule(afterNanoseconds: max(next - Clock.monotonicNanoseconds(), 1))
+      try timer.schedule(after: .nanoseconds(next - Clock.monotonicNanoseconds()))
     } catch {
       return false
     }

@@ -4,6 +4,8 @@ import CDBus
 struct ExportedObject {
   var path: DBusObjectPath
   var interfaces: [DBusInterface]
+  /// The values last published per interface and property (`DBusConnection.publish`).
+  var published: [String: [String: DBusValue]] = [:]
 }
 
 /// One incoming method call, answered now or later.
@@ -130,16 +132,14 @@ extension DBusConnection {
         throw DBusError(.invalidArgs, "interface \(interface.name) listed twice for \(path)")
       }
     }
-    objects[path.rawValue] = ExportedObject(path: path, interfaces: interfaces)
+    objects[path.rawValue] = ExportedObject(
+      path: path, interfaces: interfaces.map { servingPublished($0, at: path) })
   }
 
   /// Removes the object at `path`; later calls get `UnknownObject`.
   public func unexport(_ path: DBusObjectPath) {
     objects[path.rawValue] = nil
   }
-
-  /// The exported paths, sorted.
-  public var exportedPaths: [DBusObjectPath] { objects.values.map(\.path).sorted() }
 
   // MARK: Emitting
 

@@ -215,7 +215,7 @@ public final class UdevMonitor {
   public init(context: UdevContext, subsystems: [String]) throws(SystemError) {
     guard let monitor = udev_monitor_new_from_netlink(context.pointer, "udev") else {
       throw SystemError(
-        errno: errno == 0 ? EPROTONOSUPPORT : errno, operation: "udev_monitor_new_from_netlink")
+        errno == 0 ? .protocolNotSupported : .current, operation: "udev_monitor_new_from_netlink")
     }
     pointer = monitor
     self.context = context

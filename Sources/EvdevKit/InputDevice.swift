@@ -96,9 +96,9 @@ public final class InputDevice {
     do {
       descriptor = try FileDescriptor(path: path, options: [.readOnly, .nonBlocking])
     } catch {
-      let kind: EvdevError.Kind = error.errno == ENOENT ? .notFound : .unavailable
+      let kind: EvdevError.Kind = error.code == .noSuchFileOrDirectory ? .notFound : .unavailable
       let advice =
-        error.errno == EACCES
+        error.code == .permissionDenied
         ? " (run as root, or add the user to the \"input\" group)" : ""
       throw EvdevError(kind, path: path, "cannot open: \(error.reason)\(advice)")
     }
@@ -125,6 +125,18 @@ public final class InputDevice {
   /// Whether the device can send key `code` (`libevdev_has_event_code(EV_KEY, code)`).
   public func hasKey(_ code: UInt32) -> Bool {
     libevdev_has_event_code(handle, UInt32(EV_KEY), code) == 1
+  }
+
+  /// Whether the device has switch `code` (`libevdev_has_event_code(EV_SW, code)`), e.g.
+  /// `SW_TABLET_MODE`.
+  public func hasSwitch(_ code: UInt32) -> Bool {
+    libevdev_has_event_code(handle, UInt32(EV_SW), code) == 1
+  }
+
+  /// The current state of switch `code` as libevdev tracks it (`libevdev_get_event_value`):
+  /// read from the kernel when opened and updated by `readEvents`.
+  public func switchValue(_ code: UInt32) -> Int32 {
+    libevdev_get_event_value(handle, UInt32(EV_SW), code)
   }
 
   /// Whether the device produces anything besides the keys in `codes` (other keys, switches,
@@ -234,23 +246,25 @@ public final class UInputClone {
   public init(of device: InputDevice, uinputPath: String = UInputClone.defaultPath)
     throws(EvdevError)
   {
-    func refuse(_ errno: Int32) -> EvdevError {
+    func refuse(_ code: Errno) -> EvdevError {
       let advice: String
-      switch errno {
-      case ENOENT, ENODEV, ENXIO: advice = "\(uinputPath) is missing (load it: modprobe uinput)"
-      case EACCES, EPERM: advice = "no permission to open \(uinputPath) (run as root)"
-      default: advice = "\(uinputPath): \(String(cString: strerror(errno)))"
+      switch code {
+      case .noSuchFileOrDirectory, .noSuchDevice, .noSuchAddressOrDevice:
+        advice = "\(uinputPath) is missing (load it: modprobe uinput)"
+      case .permissionDenied, .notPermitted:
+        advice = "no permission to open \(uinputPath) (run as root)"
+      default: advice = "\(uinputPath): \(code)"
       }
       return EvdevError(
         .unavailable, path: device.path,
         "cannot create a uinput copy to pass on its other keys: \(advice)")
     }
     do { control = try FileDescriptor(path: uinputPath, options: [.readWrite]) } catch {
-      throw refuse(error.errno)
+      throw refuse(error.code)
     }
     var pointer: OpaquePointer?
     let rc = libevdev_uinput_create_from_device(device.libevdevHandle, control.rawValue, &pointer)
-    guard rc == 0, let pointer else { throw refuse(-rc) }
+    guard rc == 0, let pointer else { throw refuse(Errno(rawValue: -rc)) }
     handle = pointer
     devnode = libevdev_uinput_get_devnode(pointer).map { String(cString: $0) }
   }

@@ -100,7 +100,7 @@ public final class SynchronousOrientClient {
 
   private func run(seconds: Double, until condition: () -> Bool) throws(OrientClientError) {
     do {
-      try loop.run(until: condition, timeoutNanoseconds: Int64(seconds * 1e9))
+      try loop.run(until: condition, timeout: .seconds(seconds))
     } catch {
       throw OrientClientError(.failed, "event loop failed: \(error)")
     }

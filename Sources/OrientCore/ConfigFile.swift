@@ -60,7 +60,7 @@ public struct ConfigFile: Sendable {
     // not "\n", so a file saved with CRLF line endings would read as one long line.
     for scalars in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
       lineNumber += 1
-      let line = Substring(scalars).trimmingSpaces()
+      let line = Substring(scalars).trimming()
       if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
       guard !line.unicodeScalars.contains("\r") else {
         throw ConfigError(
@@ -73,18 +73,18 @@ public struct ConfigFile: Sendable {
         guard
           let close = line.indices.first(where: { index in
             guard line[index] == "]" else { return false }
-            let rest = line[line.index(after: index)...].trimmingSpaces()
+            let rest = line[line.index(after: index)...].trimming()
             return rest.isEmpty || rest.hasPrefix("#")
           })
         else {
           throw ConfigError(source: source, line: lineNumber, reason: "section header without ']'")
         }
-        let inner = line[..<close].dropFirst().trimmingSpaces()
+        let inner = line[..<close].dropFirst().trimming()
         var name = inner
         var argument: String?
         if let space = inner.firstIndex(where: { $0 == " " || $0 == "\t" }) {
           name = inner[..<space]
-          let rest = inner[space...].trimmingSpaces()
+          let rest = inner[space...].trimming()
           guard rest.count >= 2, rest.hasPrefix("\""), rest.hasSuffix("\"") else {
             throw ConfigError(
               source: source, line: lineNumber,
@@ -105,11 +105,11 @@ public struct ConfigFile: Sendable {
           source: source, line: lineNumber,
           reason: "expected 'key = value', found '\(line.prefix(60))'")
       }
-      let key = line[..<equals].trimmingSpaces()
+      let key = line[..<equals].trimming()
       guard !key.isEmpty else {
         throw ConfigError(source: source, line: lineNumber, reason: "empty key before '='")
       }
-      let value = ConfigFile.withoutComment(line[line.index(after: equals)...]).trimmingSpaces()
+      let value = ConfigFile.withoutComment(line[line.index(after: equals)...]).trimming()
       sections[sections.count - 1].entries.append(
         Entry(key: String(key), value: String(value), line: lineNumber))
     }

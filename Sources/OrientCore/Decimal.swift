@@ -25,7 +25,7 @@ public enum DecimalText {
 
   /// Parses `text` (surrounding spaces and tabs allowed) as a finite `Double`.
   public static func parseDouble(_ text: Substring) throws(Problem) -> Double {
-    let trimmed = text.trimmingSpaces()
+    let trimmed = text.trimming()
     if trimmed.isEmpty { throw .empty }
     guard isDecimal(trimmed.utf8) else {
       let lower = trimmed.lowercased()
@@ -111,16 +111,5 @@ public enum DecimalText {
       if expDigits == 0 { return false }
     }
     return c == nil
-  }
-}
-
-extension Substring {
-  /// The text without leading and trailing spaces, tabs, carriage returns and newlines.
-  func trimmingSpaces() -> Substring {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-    guard let first = firstIndex(where: { !isSpace($0) }),
-      let last = lastIndex(where: { !isSpace($0) })
-    else { return self[endIndex...] }
-    return self[first...last]
   }
 }

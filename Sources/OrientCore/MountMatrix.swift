@@ -33,7 +33,7 @@ public struct MountMatrix: Equatable, Hashable, Sendable, CustomStringConvertibl
   ///   row (which would lose an axis).
   public init(parsing input: String) throws(MountMatrixError) {
     // Quote the value as the user wrote it, without the newline sysfs adds.
-    let text = String(input[...].trimmingSpaces())
+    let text = String(input[...].trimming())
     let rows = text.split(separator: ";", omittingEmptySubsequences: false)
     guard rows.count == 3 else {
       throw MountMatrixError(
@@ -52,7 +52,7 @@ public struct MountMatrix: Equatable, Hashable, Sendable, CustomStringConvertibl
         do {
           entries.append(try DecimalText.parseDouble(cell))
         } catch {
-          let shown = cell.trimmingSpaces()
+          let shown = cell.trimming()
           throw MountMatrixError(
             input: text, reason: "row \(r + 1) value \(c + 1) '\(shown)' is \(error)")
         }

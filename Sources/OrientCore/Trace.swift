@@ -38,11 +38,11 @@ public struct TraceParser: Sendable {
     guard let text = String(validating: bytes, as: UTF8.self) else {
       throw error("line is not valid UTF-8 text")
     }
-    let line = text[...].trimmingSpaces()
+    let line = text[...].trimming()
     if line.isEmpty || line.hasPrefix("#") { return nil }
     let fields = line.split(separator: ",", omittingEmptySubsequences: false)
     if !seenSample, fields.count == 4,
-      zip(fields, ["t", "x", "y", "z"]).allSatisfy({ $0.trimmingSpaces() == $1 })
+      zip(fields, ["t", "x", "y", "z"]).allSatisfy({ $0.trimming() == $1 })
     {
       return nil
     }
@@ -57,7 +57,7 @@ public struct TraceParser: Sendable {
         value = try DecimalText.parseDouble(field)
       } catch {
         let name = ["t", "x", "y", "z"][index]
-        throw self.error("\(name) '\(field.trimmingSpaces().prefix(40))' is \(error)")
+        throw self.error("\(name) '\(field.trimming().prefix(40))' is \(error)")
       }
       switch index {
       case 0: values.0 = value

@@ -105,8 +105,8 @@ public struct DaemonConfigurationError: Error, Equatable, Sendable, CustomString
     self.message = message
   }
 
-  /// The exit status for it: 66 or 65.
-  public var exitCode: Int32 { kind == .unreadable ? 66 : 65 }
+  /// The exit status for it: `noInput` (66) or `dataError` (65).
+  public var status: ExitStatus { kind == .unreadable ? .noInput : .dataError }
 
   /// The message.
   public var description: String { message }

@@ -14,8 +14,8 @@ public struct DaemonOptions: Equatable, Sendable {
   public var compatibility = true
   /// `--config FILE`; `nil` reads `/etc/orientd.conf` if it exists.
   public var configPath: String?
-  /// The longest a first `Claim` reply waits for the first reading, in seconds.
-  public var claimReplyBound = 1.5
+  /// The longest a first `Claim` reply waits for the first reading.
+  public var claimReplyBound: Duration = .milliseconds(1500)
 
   /// The defaults: system bus, compatibility on, `/etc/orientd.conf`.
   public init() {}
@@ -25,13 +25,13 @@ public struct DaemonOptions: Equatable, Sendable {
 public struct DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
   /// What went wrong, where, and what to do.
   public var message: String
-  /// The exit status: 69 when the bus, a bus name or udev is unavailable.
-  public var exitCode: Int32
+  /// The exit status: `unavailable` when the bus, a bus name or udev is unavailable.
+  public var status: ExitStatus
 
   /// Creates an error.
-  public init(_ message: String, exitCode: Int32 = 69) {
+  public init(_ message: String, status: ExitStatus = .unavailable) {
     self.message = message
-    self.exitCode = exitCode
+    self.status = status
   }
 
   /// The message.
@@ -69,7 +69,7 @@ public final class OrientDaemon {
   /// Samples fed to the detector since start.
   public private(set) var samplesProcessed = 0
   /// Set when the daemon has stopped: the exit status.
-  public private(set) var exitStatus: Int32?
+  public private(set) var exitStatus: ExitStatus?
 
   private var logger: Logger
   private let manager: SensorManager
@@ -155,7 +155,6 @@ public final class OrientDaemon {
       self?.vanished(name)
     }
     let handlers = BusInterfaces.Handlers(
-      state: { [weak self] in self?.published ?? PublishedState() },
       claim: { [weak self] invocation, api in
         if let self { self.claim(invocation, api) } else { invocation.reply() }
       },
@@ -166,6 +165,7 @@ public final class OrientDaemon {
       })
     do {
       try connection.export([BusInterfaces.orientd(handlers)], at: OrientDaemon.orientdPath)
+      try publish(OrientdProperty.self, at: OrientDaemon.orientdPath, to: nil, on: connection)
     } catch {
       throw DaemonError("cannot export \(OrientDaemon.orientdPath): \(error)")
     }
@@ -175,6 +175,9 @@ public final class OrientDaemon {
         try connection.export(
           [BusInterfaces.sensorProxy(handlers)], at: OrientDaemon.sensorProxyPath)
         try connection.export([BusInterfaces.compass()], at: OrientDaemon.compassPath)
+        try publish(
+          SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath, to: nil, on: connection)
+        try publish(CompassProperty.self, at: OrientDaemon.compassPath, to: nil, on: connection)
       } catch {
         throw DaemonError("cannot export \(OrientDaemon.sensorProxyPath): \(error)")
       }
@@ -227,7 +230,7 @@ public final class OrientDaemon {
 
   /// Stops sampling (restoring the sensor's sysfs settings), answers pending claims, gives
   /// the names back, closes the connection and stops the loop. Idempotent.
-  public func shutdown(status: Int32 = 0) {
+  public func shutdown(status: ExitStatus = .success) {
     guard exitStatus == nil else { return }
     exitStatus = status
     manager.stop()
@@ -251,7 +254,7 @@ public final class OrientDaemon {
     logger.error(
       "lost the connection to the bus; exiting with status 69 so that systemd restarts "
         + "orientd (Restart=on-failure)")
-    shutdown(status: 69)
+    shutdown(status: .unavailable)
   }
 
   // MARK: Configuration
@@ -307,18 +310,18 @@ public final class OrientDaemon {
   /// A held claim needs none: its client was a claimer when the first reading was published.
   private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimAPI, held: Bool = false) {
     if !held, let connection, connection.isConnected, exitStatus == nil {
-      let (path, interface, names) =
-        api == .orientd
-        ? (
-          OrientDaemon.orientdPath, OrientDaemon.orientdName,
-          ["HasAccelerometer", "Orientation", "Rotation", "Tilt"]
-        )
-        : (
-          OrientDaemon.sensorProxyPath, OrientDaemon.sensorProxyName,
-          ["HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt"]
-        )
-      if api == .orientd || servesCompatibility {
-        emit(names, path: path, interface: interface, to: [invocation.sender], on: connection)
+      let to = [invocation.sender]
+      switch api {
+      case .orientd:
+        emit(
+          [.hasAccelerometer, .orientation, .rotation, .tilt] as [OrientdProperty],
+          at: OrientDaemon.orientdPath, to: to, on: connection)
+      case .sensorProxy where servesCompatibility:
+        emit(
+          [.hasAccelerometer, .accelerometerOrientation, .accelerometerTilt]
+            as [SensorProxyProperty], at: OrientDaemon.sensorProxyPath, to: to, on: connection)
+      case .sensorProxy:
+        break
       }
     }
     invocation.reply()
@@ -357,12 +360,12 @@ public final class OrientDaemon {
     do {
       let timer = try holdTimer ?? loop.makeTimer { [weak self] in self?.holdExpired() }
       holdTimer = timer
-      try timer.schedule(afterNanoseconds: Int64(options.claimReplyBound * 1e9))
+      try timer.schedule(after: options.claimReplyBound)
     } catch {
       // Without the bound a claim could wait forever for a sensor that never answers:
       // answer at once with the state there is.
       logger.error(
-        "cannot arm the \(options.claimReplyBound) s claim reply timer: \(error); answering "
+        "cannot arm the \(options.claimReplyBound.seconds) s claim reply timer: \(error); answering "
           + "\(held.count) claim(s) at once")
       answerHeld()
     }
@@ -371,7 +374,7 @@ public final class OrientDaemon {
   private func holdExpired() {
     guard !held.isEmpty else { return }
     logger.info(
-      "no usable reading within \(options.claimReplyBound) s; answering \(held.count) "
+      "no usable reading within \(options.claimReplyBound.seconds) s; answering \(held.count) "
         + "claim(s) with the last known state")
     awaitingFirstReading = false
     answerHeld()
@@ -443,38 +446,55 @@ public final class OrientDaemon {
   }
 
   private func publish(_ next: PublishedState) {
-    let old = published
     published = next
     guard let connection, connection.isConnected else { return }
-    let (own, compat) = next.changedProperties(since: old)
     // Changes go to the claimers only (as iio-sensor-proxy 3.1+ does), except a sensor
-    // appearing or disappearing: that is broadcast. iio-sensor-proxy exits without a sensor and
-    // is started again with the new one, so clients (mutter, KDE) re-read its properties when
-    // the name gets a new owner; orientd keeps its name, and a client that only claims once
-    // HasAccelerometer is true would otherwise never hear that a sensor arrived.
-    let hasChanged = "HasAccelerometer"
-    emit(
-      own, path: OrientDaemon.orientdPath, interface: OrientDaemon.orientdName,
-      to: own.contains(hasChanged) ? nil : claims.claimers(.orientd), on: connection)
+    // appearing or disappearing (`isBroadcastOnChange`): that is broadcast. iio-sensor-proxy
+    // exits without a sensor and is started again with the new one, so clients (mutter, KDE)
+    // re-read its properties when the name gets a new owner; orientd keeps its name, and a
+    // client that only claims once HasAccelerometer is true would otherwise never hear that a
+    // sensor arrived.
+    announce(
+      OrientdProperty.self, at: OrientDaemon.orientdPath, to: claims.claimers(.orientd),
+      on: connection)
     if servesCompatibility {
-      emit(
-        compat, path: OrientDaemon.sensorProxyPath, interface: OrientDaemon.sensorProxyName,
-        to: compat.contains(hasChanged) ? nil : claims.claimers(.sensorProxy), on: connection)
+      announce(
+        SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath,
+        to: claims.claimers(.sensorProxy), on: connection)
     }
   }
 
-  /// Sends PropertiesChanged of `names` to `destinations` (unicast each), or to everyone when
-  /// `destinations` is nil.
-  private func emit(
-    _ names: [String], path: DBusObjectPath, interface: String, to destinations: [String]?,
+  /// `publish(_:at:to:on:)`, logging a failure to send.
+  private func announce<Name: PublishedProperty>(
+    _: Name.Type, at path: DBusObjectPath, to recipients: [String], on connection: DBusConnection
+  ) {
+    do {
+      try publish(Name.self, at: path, to: recipients, on: connection)
+    } catch {
+      logger.warning("cannot send PropertiesChanged of \(Name.interface): \(error)")
+    }
+  }
+
+  /// Publishes `published` as the values of `Name`'s properties at `path`; the object
+  /// server announces the changed ones to `recipients`.
+  private func publish<Name: PublishedProperty>(
+    _: Name.Type, at path: DBusObjectPath, to recipients: [String]?,
+    on connection: DBusConnection
+  ) throws(DBusError) {
+    let state = published
+    try connection.publish(at: path, to: recipients) { (name: Name) in name.value(in: state) }
+  }
+
+  /// Sends PropertiesChanged of `names` with their current values to `destinations`
+  /// (unicast each).
+  private func emit<Name: DBusPropertyName>(
+    _ names: [Name], at path: DBusObjectPath, to destinations: [String],
     on connection: DBusConnection
   ) {
-    guard !names.isEmpty, destinations?.isEmpty != true else { return }
     do {
-      try connection.emitPropertiesChanged(
-        path: path, interface: interface, names: names, destinations: destinations)
+      try connection.emitPropertiesChanged(names, at: path, destinations: destinations)
     } catch {
-      logger.warning("cannot send PropertiesChanged of \(interface): \(error)")
+      logger.warning("cannot send PropertiesChanged of \(Name.interface): \(error)")
     }
   }
 }

@@ -11,9 +11,10 @@ public enum DaemonRunner {
   /// registered before anything else exists, so they are never delivered to a handler in the
   /// middle of other work.
   ///
-  /// - Returns: the exit status: 0 after a clean shutdown, 65/66 for a bad or unreadable
-  ///   configuration, 69 when udev, the bus or the bus name is not available.
-  public static func run(options: DaemonOptions, logger: Logger) -> Int32 {
+  /// - Returns: the exit status: `success` after a clean shutdown, `dataError`/`noInput` for
+  ///   a bad or unreadable configuration, `unavailable` when udev, the bus or the bus name is
+  ///   not available.
+  public static func run(options: DaemonOptions, logger: Logger) -> ExitStatus {
     // A log reader that goes away must not kill the daemon.
     signal(SIGPIPE, SIG_IGN)
     // Any client can send a message of up to the bus' limit (32 MiB on the system bus), which
@@ -27,7 +28,7 @@ public enum DaemonRunner {
       configuration = try DaemonConfiguration.load(path: options.configPath)
     } catch {
       logger.critical(error.message)
-      return error.exitCode
+      return error.status
     }
     let loop: EventLoop
     var daemon: OrientDaemon?
@@ -39,12 +40,12 @@ public enum DaemonRunner {
           daemon?.reloadFromDisk()
         } else {
           logger.notice("\(signo == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down")
-          daemon?.shutdown(status: 0)
+          daemon?.shutdown(status: .success)
         }
       }
     } catch {
       logger.critical("cannot set up the event loop: \(error)")
-      return 71
+      return .osError
     }
     defer { signals.cancel() }
     do {
@@ -54,8 +55,8 @@ public enum DaemonRunner {
       try made.start()
     } catch {
       logger.critical(error.message)
-      daemon?.shutdown(status: error.exitCode)
-      return error.exitCode
+      daemon?.shutdown(status: error.status)
+      return error.status
     }
     if let source = configuration.source {
       logger.info("configuration from \(source)")
@@ -64,9 +65,9 @@ public enum DaemonRunner {
       try loop.run()
     } catch {
       logger.critical("event loop failed: \(error)")
-      daemon?.shutdown(status: 70)
-      return 70
+      daemon?.shutdown(status: .software)
+      return .software
     }
-    return daemon?.exitStatus ?? 0
+    return daemon?.exitStatus ?? .success
   }
 }

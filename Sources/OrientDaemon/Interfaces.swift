@@ -3,13 +3,12 @@ import DBusKit
 /// The D-Bus interfaces orientd exports, described once; `dbus/*.xml` are these descriptions
 /// written out (a test compares them with what the daemon serves).
 ///
-/// The handlers call back into the daemon through `Handlers`, so the descriptions stay free
-/// of daemon state.
+/// The methods call back into the daemon through `Handlers`, so the descriptions stay free
+/// of daemon state. The properties are the cases of `OrientdProperty`, `SensorProxyProperty`
+/// and `CompassProperty`; their values are published by the daemon (`DBusConnection.publish`).
 enum BusInterfaces {
-  /// What the exported methods and properties ask the daemon.
+  /// What the exported methods ask the daemon.
   struct Handlers {
-    /// The current published state.
-    var state: () -> PublishedState
     /// A claim arrived through `api` (answer `invocation` now or later).
     var claim: (DBusMethodInvocation, ClaimAPI) -> Void
     /// A release arrived through `api`.
@@ -26,7 +25,7 @@ enum BusInterfaces {
   /// `org.orientd.Orientation1` at `/org/orientd/Orientation1`.
   static func orientd(_ h: Handlers) -> DBusInterface {
     DBusInterface(
-      "org.orientd.Orientation1",
+      OrientdProperty.interface,
       methods: [
         DBusMethod("Claim") { (invocation) throws(DBusError) in h.claim(invocation, .orientd) },
         DBusMethod("Release") { (invocation) throws(DBusError) -> [DBusValue] in
@@ -41,15 +40,7 @@ enum BusInterfaces {
           ]
         ) { (_) throws(DBusError) -> [DBusValue] in try h.reading() },
       ],
-      properties: [
-        DBusProperty("HasAccelerometer", .boolean) { .boolean(h.state().hasAccelerometer) },
-        DBusProperty("Orientation", .string) { .string(h.state().orientation.rawValue) },
-        DBusProperty("Rotation", .uint32) { .uint32(h.state().rotation) },
-        DBusProperty("Tilt", .string) { .string(h.state().tilt.rawValue) },
-        DBusProperty("Sensor", .stringVariantDictionary) {
-          .stringVariantDictionary(h.state().sensor)
-        },
-      ])
+      properties: OrientdProperty.allCases.map(DBusProperty.published))
   }
 
   /// `net.hadess.SensorProxy` at `/net/hadess/SensorProxy`: the accelerometer part of
@@ -60,7 +51,7 @@ enum BusInterfaces {
       DBusMethod(name) { (_) throws(DBusError) -> [DBusValue] in [] }
     }
     return DBusInterface(
-      "net.hadess.SensorProxy",
+      SensorProxyProperty.interface,
       methods: [
         DBusMethod("ClaimAccelerometer") { (invocation) throws(DBusError) in
           h.claim(invocation, .sensorProxy)
@@ -72,33 +63,154 @@ enum BusInterfaces {
         nothing("ClaimLight"), nothing("ReleaseLight"), nothing("ClaimProximity"),
         nothing("ReleaseProximity"),
       ],
-      properties: [
-        DBusProperty("HasAccelerometer", .boolean) { .boolean(h.state().hasAccelerometer) },
-        DBusProperty("AccelerometerOrientation", .string) {
-          .string(h.state().orientation.rawValue)
-        },
-        DBusProperty("AccelerometerTilt", .string) { .string(h.state().tilt.rawValue) },
-        DBusProperty("HasAmbientLight", .boolean) { .boolean(false) },
-        DBusProperty("LightLevelUnit", .string) { .string("lux") },
-        DBusProperty("LightLevel", .double) { .double(0) },
-        DBusProperty("HasProximity", .boolean) { .boolean(false) },
-        DBusProperty("ProximityNear", .boolean) { .boolean(false) },
-      ],
+      properties: SensorProxyProperty.allCases.map(DBusProperty.published),
       readOnlyPropertyError: .invalidArgs)
   }
 
   /// `net.hadess.SensorProxy.Compass` at `/net/hadess/SensorProxy/Compass`: no compass.
   static func compass() -> DBusInterface {
     DBusInterface(
-      "net.hadess.SensorProxy.Compass",
+      CompassProperty.interface,
       methods: [
         DBusMethod("ClaimCompass") { (_) throws(DBusError) -> [DBusValue] in [] },
         DBusMethod("ReleaseCompass") { (_) throws(DBusError) -> [DBusValue] in [] },
       ],
-      properties: [
-        DBusProperty("HasCompass", .boolean) { .boolean(false) },
-        DBusProperty("CompassHeading", .double) { .double(-1) },
-      ],
+      properties: CompassProperty.allCases.map(DBusProperty.published),
       readOnlyPropertyError: .invalidArgs)
+  }
+}
+
+/// A property orientd publishes: its value in a `PublishedState`.
+///
+/// Adding a property is one case in its enum and one arm in each of that enum's two switches
+/// (`type`, `value(in:)`); the compiler points at both. Introspection, `Get`/`GetAll` and
+/// `PropertiesChanged` follow from the case (update `dbus/*.xml` to match: a test compares).
+public protocol PublishedProperty: DBusPropertyName {
+  /// The property's value in `state`.
+  func value(in state: PublishedState) -> DBusValue
+}
+
+/// The properties of `org.orientd.Orientation1`, in introspection order.
+public enum OrientdProperty: String, PublishedProperty {
+  /// `b`: a display accelerometer is present. Its changes are broadcast.
+  case hasAccelerometer = "HasAccelerometer"
+  /// `s`: the committed orientation.
+  case orientation = "Orientation"
+  /// `u`: the clockwise rotation in degrees; sent whenever `Orientation` is.
+  case rotation = "Rotation"
+  /// `s`: the tilt.
+  case tilt = "Tilt"
+  /// `a{sv}`: the sensor's description.
+  case sensor = "Sensor"
+
+  /// `org.orientd.Orientation1`.
+  public static let interface = "org.orientd.Orientation1"
+
+  /// The D-Bus type.
+  public var type: DBusType {
+    switch self {
+    case .hasAccelerometer: .boolean
+    case .orientation, .tilt: .string
+    case .rotation: .uint32
+    case .sensor: .stringVariantDictionary
+    }
+  }
+
+  /// `Rotation` travels with `Orientation` (undefined and normal are both rotation 0).
+  public var sentWith: [OrientdProperty] { self == .rotation ? [.orientation] : [] }
+
+  /// A sensor appearing or going away is broadcast (see `OrientDaemon`).
+  public var isBroadcastOnChange: Bool { self == .hasAccelerometer }
+
+  /// The value in `state`.
+  public func value(in state: PublishedState) -> DBusValue {
+    switch self {
+    case .hasAccelerometer: .boolean(state.hasAccelerometer)
+    case .orientation: .string(state.orientation.rawValue)
+    case .rotation: .uint32(state.rotation)
+    case .tilt: .string(state.tilt.rawValue)
+    case .sensor: .stringVariantDictionary(state.sensor)
+    }
+  }
+}
+
+/// The properties of `net.hadess.SensorProxy`, in introspection order: the accelerometer
+/// part of iio-sensor-proxy's contract; light and proximity report no sensor.
+public enum SensorProxyProperty: String, PublishedProperty {
+  /// `b`. Its changes are broadcast.
+  case hasAccelerometer = "HasAccelerometer"
+  /// `s`; sent whenever `HasAccelerometer` is (iio-sensor-proxy's clients expect both in one
+  /// signal).
+  case accelerometerOrientation = "AccelerometerOrientation"
+  /// `s`.
+  case accelerometerTilt = "AccelerometerTilt"
+  /// `b`: always false.
+  case hasAmbientLight = "HasAmbientLight"
+  /// `s`: always `lux`.
+  case lightLevelUnit = "LightLevelUnit"
+  /// `d`: always 0.
+  case lightLevel = "LightLevel"
+  /// `b`: always false.
+  case hasProximity = "HasProximity"
+  /// `b`: always false.
+  case proximityNear = "ProximityNear"
+
+  /// `net.hadess.SensorProxy`.
+  public static let interface = "net.hadess.SensorProxy"
+
+  /// The D-Bus type.
+  public var type: DBusType {
+    switch self {
+    case .hasAccelerometer, .hasAmbientLight, .hasProximity, .proximityNear: .boolean
+    case .accelerometerOrientation, .accelerometerTilt, .lightLevelUnit: .string
+    case .lightLevel: .double
+    }
+  }
+
+  /// `AccelerometerOrientation` travels with `HasAccelerometer`.
+  public var sentWith: [SensorProxyProperty] {
+    self == .accelerometerOrientation ? [.hasAccelerometer] : []
+  }
+
+  /// A sensor appearing or going away is broadcast (see `OrientDaemon`).
+  public var isBroadcastOnChange: Bool { self == .hasAccelerometer }
+
+  /// The value in `state`.
+  public func value(in state: PublishedState) -> DBusValue {
+    switch self {
+    case .hasAccelerometer: .boolean(state.hasAccelerometer)
+    case .accelerometerOrientation: .string(state.orientation.rawValue)
+    case .accelerometerTilt: .string(state.tilt.rawValue)
+    case .hasAmbientLight, .hasProximity, .proximityNear: .boolean(false)
+    case .lightLevelUnit: .string("lux")
+    case .lightLevel: .double(0)
+    }
+  }
+}
+
+/// The properties of `net.hadess.SensorProxy.Compass`: no compass.
+public enum CompassProperty: String, PublishedProperty {
+  /// `b`: always false.
+  case hasCompass = "HasCompass"
+  /// `d`: always -1.
+  case compassHeading = "CompassHeading"
+
+  /// `net.hadess.SensorProxy.Compass`.
+  public static let interface = "net.hadess.SensorProxy.Compass"
+
+  /// The D-Bus type.
+  public var type: DBusType {
+    switch self {
+    case .hasCompass: .boolean
+    case .compassHeading: .double
+    }
+  }
+
+  /// The value in `state`.
+  public func value(in state: PublishedState) -> DBusValue {
+    switch self {
+    case .hasCompass: .boolean(false)
+    case .compassHeading: .double(-1)
+    }
   }
 }

@@ -2,7 +2,8 @@ import Accelerometer
 import DBusKit
 import OrientCore
 
-/// What the daemon tells clients: the values behind the D-Bus properties of both APIs.
+/// What the daemon tells clients: the values behind the D-Bus properties of both APIs (each
+/// property's `value(in:)` reads them).
 public struct PublishedState: Equatable, Sendable {
   /// A display accelerometer is present.
   public var hasAccelerometer = false
@@ -18,31 +19,6 @@ public struct PublishedState: Equatable, Sendable {
 
   /// `Rotation`: the clockwise device rotation, 0 while undefined.
   public var rotation: UInt32 { UInt32(orientation.clockwiseRotation ?? 0) }
-
-  /// The properties of each API whose values differ from `old`, in the order they are sent.
-  ///
-  /// Compatibility: when `HasAccelerometer` is sent, `AccelerometerOrientation` travels with
-  /// it (iio-sensor-proxy's clients expect both in one signal).
-  public func changedProperties(since old: PublishedState) -> (
-    orientd: [String], sensorProxy: [String]
-  ) {
-    var own: [String] = []
-    var compat: [String] = []
-    if hasAccelerometer != old.hasAccelerometer {
-      own.append("HasAccelerometer")
-      compat.append("HasAccelerometer")
-    }
-    if orientation != old.orientation || hasAccelerometer != old.hasAccelerometer {
-      if orientation != old.orientation { own += ["Orientation", "Rotation"] }
-      compat.append("AccelerometerOrientation")
-    }
-    if tilt != old.tilt {
-      own.append("Tilt")
-      compat.append("AccelerometerTilt")
-    }
-    if sensor != old.sensor { own.append("Sensor") }
-    return (own, compat)
-  }
 }
 
 extension SensorStatus {

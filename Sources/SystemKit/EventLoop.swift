@@ -74,21 +74,24 @@ public final class EventLoop {
       }
     }
 
-    /// Arms the timer: first expiry after `after` nanoseconds, then every `interval` nanoseconds
-    /// if given. Re-arming replaces the previous schedule.
+    /// Arms the timer (`timerfd_settime`): first expiry after `after`, then every `interval`
+    /// if given. Re-arming replaces the previous schedule; a zero or negative `after` expires
+    /// as soon as possible (a zero `it_value` would disarm).
+    public func schedule(after: Duration, interval: Duration? = nil) throws(SystemError) {
+      var spec = itimerspec()
+      spec.it_value = timespec(max(after, .nanoseconds(1)))
+      if let interval, interval > .zero { spec.it_interval = timespec(interval) }
+      let raw = fd.rawValue
+      _ = try retryingInterrupts("timerfd_settime") { timerfd_settime(raw, 0, &spec, nil) }
+    }
+
+    /// Nanosecond form of `schedule(after:interval:)`, kept until the camera session moves
+    /// to `Duration`.
+    @available(*, deprecated, message: "use schedule(after:interval:) with a Duration")
     public func schedule(afterNanoseconds after: Int64, intervalNanoseconds interval: Int64? = nil)
       throws(SystemError)
     {
-      var spec = itimerspec()
-      let first = max(after, 1)  // zero would disarm
-      spec.it_value = timespec(
-        tv_sec: Int(first / 1_000_000_000), tv_nsec: Int(first % 1_000_000_000))
-      if let interval, interval > 0 {
-        spec.it_interval = timespec(
-          tv_sec: Int(interval / 1_000_000_000), tv_nsec: Int(interval % 1_000_000_000))
-      }
-      let raw = fd.rawValue
-      _ = try retryingInterrupts("timerfd_settime") { timerfd_settime(raw, 0, &spec, nil) }
+      try schedule(after: .nanoseconds(after), interval: interval.map { .nanoseconds($0) })
     }
 
     /// Disarms the timer; it can be scheduled again.
@@ -184,21 +187,30 @@ public final class EventLoop {
     }
   }
 
-  /// Dispatches events until `condition()` holds or `timeoutNanoseconds` elapses.
+  /// Dispatches events until `condition()` holds or `timeout` elapses.
   ///
   /// - Returns: whether the condition became true.
+  @discardableResult
+  public func run(until condition: () -> Bool, timeout: Duration) throws(SystemError) -> Bool {
+    let deadline = Clock.monotonic() + timeout
+    stopRequested = false
+    while !condition() {
+      let left = deadline - Clock.monotonic()
+      if left <= .zero || stopRequested { return condition() }
+      let milliseconds = (left.nanoseconds + 999_999) / 1_000_000
+      try runOnce(timeoutMilliseconds: Int32(min(milliseconds, 60_000)))
+    }
+    return true
+  }
+
+  /// Nanosecond form of `run(until:timeout:)`, kept until the camera session moves to
+  /// `Duration`.
+  @available(*, deprecated, message: "use run(until:timeout:) with a Duration")
   @discardableResult
   public func run(until condition: () -> Bool, timeoutNanoseconds: Int64) throws(SystemError)
     -> Bool
   {
-    let deadline = Clock.monotonicNanoseconds() + timeoutNanoseconds
-    stopRequested = false
-    while !condition() {
-      let left = deadline - Clock.monotonicNanoseconds()
-      if left <= 0 || stopRequested { return condition() }
-      try runOnce(timeoutMilliseconds: Int32(min((left + 999_999) / 1_000_000, 60_000)))
-    }
-    return true
+    try run(until: condition, timeout: .nanoseconds(timeoutNanoseconds))
   }
 
   /// Waits once (at most `timeoutMilliseconds`, -1 for no limit) and runs what is ready.

@@ -72,9 +72,6 @@ public final class FileDescriptor {
     return result == 0 ? nil : SystemError(errno: errno, operation: "close", path: path)
   }
 
-  /// Whether the descriptor is still open.
-  public var isOpen: Bool { rawValue >= 0 }
-
   /// `pread(2)` into `buffer` at `offset`; returns the byte count (0 at end of file).
   public func pread(into buffer: UnsafeMutableRawBufferPointer, offset: Int) throws(SystemError)
     -> Int
@@ -93,7 +90,7 @@ public final class FileDescriptor {
       return try retryingInterrupts("read", path: path) {
         Glibc.read(fd, buffer.baseAddress, buffer.count)
       }
-    } catch  where error.errno == EAGAIN {
+    } catch  where error.code == .resourceTemporarilyUnavailable {
       return nil
     }
   }
@@ -134,14 +131,6 @@ public final class FileDescriptor {
     try writeAll(Array(string.utf8))
   }
 
-  /// Sets or clears `O_NONBLOCK` (`fcntl(F_SETFL)`).
-  public func setNonBlocking(_ on: Bool = true) throws(SystemError) {
-    let fd = rawValue
-    let flags = try retryingInterrupts("fcntl", path: path) { orient_fcntl_getfl(fd) }
-    let new = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
-    _ = try retryingInterrupts("fcntl", path: path) { orient_fcntl_setfl(fd, new) }
-  }
-
   /// `fsync(2)`.
   public func sync() throws(SystemError) {
     let fd = rawValue
@@ -160,7 +149,7 @@ public final class FileDescriptor {
       }.get()
       if n == 0 { return out }
       out.append(contentsOf: chunk[0..<n])
-      if out.count > limit { throw SystemError(errno: EFBIG, operation: "read", path: path) }
+      if out.count > limit { throw SystemError(.fileTooLarge, operation: "read", path: path) }
     }
   }
 }

@@ -52,18 +52,16 @@ public enum Sysfs {
     }
     return names.sorted()
   }
-
-  /// The target of a symbolic link, or `nil` (`readlink(2)`).
-  public static func readLink(_ path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink(path, &buffer, buffer.count - 1)
-    guard n > 0 else { return nil }
-    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
 }
 
 /// Time from the kernel's clocks.
 public enum Clock {
+  /// `CLOCK_MONOTONIC`: the time since an unspecified start (boot), for deadlines and
+  /// intervals.
+  public static func monotonic() -> Duration {
+    .nanoseconds(read(CLOCK_MONOTONIC))
+  }
+
   /// `CLOCK_MONOTONIC` in nanoseconds.
   public static func monotonicNanoseconds() -> Int64 {
     read(CLOCK_MONOTONIC)
@@ -78,5 +76,31 @@ public enum Clock {
     var ts = timespec()
     clock_gettime(id, &ts)
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+}
+
+extension Duration {
+  /// The whole nanoseconds (rounded toward zero; saturates beyond ±292 years).
+  public var nanoseconds: Int64 {
+    let (seconds, attoseconds) = components
+    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else { return seconds < 0 ? .min : .max }
+    return scaled.addingReportingOverflow(attoseconds / 1_000_000_000).overflow
+      ? (seconds < 0 ? .min : .max) : scaled + attoseconds / 1_000_000_000
+  }
+
+  /// The length in seconds, as a `Double` (for arithmetic and messages).
+  public var seconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}
+
+extension timespec {
+  /// A non-negative `Duration` as a `timespec` (`tv_nsec` below 10⁹).
+  init(_ duration: Duration) {
+    let nanoseconds = max(duration.nanoseconds, 0)
+    self.init(
+      tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
   }
 }

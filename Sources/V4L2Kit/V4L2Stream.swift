@@ -49,7 +49,7 @@ public final class V4L2Stream {
     request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
     request.memory = V4L2_MEMORY_MMAP.rawValue
     do { try device.ioctl(orient_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request) } catch {
-      if error.errno == EINVAL {
+      if error.code == .invalidArgument {
         throw V4L2Error(
           .notACamera, path: path, "does not support memory-mapped streaming", errno: EINVAL)
       }
@@ -108,7 +108,7 @@ public final class V4L2Stream {
     buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
     buffer.memory = V4L2_MEMORY_MMAP.rawValue
     do { try device.ioctl(orient_VIDIOC_DQBUF, "VIDIOC_DQBUF", &buffer) } catch {
-      if error.errno == EAGAIN { return nil }
+      if error.code == .resourceTemporarilyUnavailable { return nil }
       throw V4L2Device.translate(error, path: device.path, doing: "VIDIOC_DQBUF")
     }
     let index = Int(buffer.index)

@@ -77,23 +77,23 @@ public final class V4L2Device: VideoDeviceControl {
 
   /// Maps a system error to a `V4L2Error` with advice.
   static func translate(_ error: SystemError, path: String, doing: String) -> V4L2Error {
-    switch error.errno {
-    case ENOENT, ENODEV, ENXIO:
+    switch error.code {
+    case .noSuchFileOrDirectory, .noSuchDevice, .noSuchAddressOrDevice:
       return V4L2Error(
         .notFound, path: path,
         "no such camera (\(doing): \(error.reason)); run `orientcam list` to see the cameras",
-        errno: error.errno)
-    case EACCES, EPERM:
+        errno: error.code.rawValue)
+    case .permissionDenied, .notPermitted:
       return V4L2Error(
         .permissionDenied, path: path,
         "permission denied (\(doing)); add yourself to the `video` group or run as root",
-        errno: error.errno)
-    case EBUSY:
+        errno: error.code.rawValue)
+    case .resourceBusy:
       return V4L2Error(
         .busy, path: path, "the camera is in use by another program (\(doing): \(error.reason))",
-        errno: error.errno)
+        errno: error.code.rawValue)
     default:
-      return V4L2Error(.io, path: path, "\(doing): \(error.reason)", errno: error.errno)
+      return V4L2Error(.io, path: path, "\(doing): \(error.reason)", errno: error.code.rawValue)
     }
   }
 
@@ -101,7 +101,7 @@ public final class V4L2Device: VideoDeviceControl {
   public func queryCapability() throws(V4L2Error) -> DeviceCapability {
     var cap = v4l2_capability()
     do { try ioctl(orient_VIDIOC_QUERYCAP, "VIDIOC_QUERYCAP", &cap) } catch {
-      if error.errno == ENOTTY {
+      if error.code == .inappropriateIOCTLForDevice {
         throw V4L2Error(.notACamera, path: path, "not a V4L2 device", errno: ENOTTY)
       }
       throw V4L2Device.translate(error, path: path, doing: "VIDIOC_QUERYCAP")
@@ -121,7 +121,7 @@ public final class V4L2Device: VideoDeviceControl {
       desc.index = index
       desc.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
       do { try ioctl(orient_VIDIOC_ENUM_FMT, "VIDIOC_ENUM_FMT", &desc) } catch {
-        if error.errno == EINVAL { break }
+        if error.code == .invalidArgument { break }
         throw V4L2Device.translate(error, path: path, doing: "VIDIOC_ENUM_FMT")
       }
       let fourCC = FourCC(rawValue: desc.pixelformat)
@@ -143,7 +143,7 @@ public final class V4L2Device: VideoDeviceControl {
       size.index = index
       size.pixel_format = fourCC.rawValue
       do { try ioctl(orient_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES", &size) } catch {
-        if error.errno == EINVAL || error.errno == ENOTTY { break }
+        if error.code == .invalidArgument || error.code == .inappropriateIOCTLForDevice { break }
         throw V4L2Device.translate(error, path: path, doing: "VIDIOC_ENUM_FRAMESIZES")
       }
       if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {

@@ -66,46 +66,46 @@ enum StateFormat {
 /// SIGINT, SIGTERM or a closed output.
 enum WatchCommand {
   /// Runs until stopped; returns 0, or 69 when there is no bus or the bus goes away.
-  static func main(_ options: ClientCommandOptions) -> Int32 {
+  static func main(_ options: ClientCommandOptions) -> ExitStatus {
     // A closed pipe is a normal way to stop: see it as EPIPE, release, exit.
     signal(SIGPIPE, SIG_IGN)
     let logger = Logger(label: "orientd", level: options.verbose ? .debug : .notice)
     let loop: EventLoop
     let client: OrientClient
-    var status: Int32 = 0
+    var status = ExitStatus.success
     var stopping = false
     var stopTimer: EventLoop.Timer?
     do {
       loop = try EventLoop()
     } catch {
-      SensorCommandSupport.fail(71, "cannot create the event loop: \(error)")
+      SensorCommandSupport.fail(.osError, "cannot create the event loop: \(error)")
     }
-    func stop(_ code: Int32) {
+    func stop(_ code: ExitStatus) {
       guard !stopping else { return }
       stopping = true
       status = code
       // Release so the daemon stops sampling now; do not hang if it does not answer.
       client.release(timeoutMilliseconds: 1_000) { _ in loop.stop() }
       stopTimer = try? loop.makeTimer { loop.stop() }
-      try? stopTimer?.schedule(afterNanoseconds: 1_500_000_000)
+      try? stopTimer?.schedule(after: .milliseconds(1500))
     }
     do {
       client = try OrientClient(
         bus: options.session ? .session : .system, loop: loop, logger: logger)
     } catch {
-      SensorCommandSupport.fail(69, error.message)
+      SensorCommandSupport.fail(.unavailable, error.message)
     }
     defer { client.connection.close() }
     let signals: EventLoop.Watch
     do {
-      signals = try loop.handleSignals([SIGINT, SIGTERM]) { _ in stop(0) }
+      signals = try loop.handleSignals([SIGINT, SIGTERM]) { _ in stop(.success) }
     } catch {
-      SensorCommandSupport.fail(71, "cannot handle signals: \(error)")
+      SensorCommandSupport.fail(.osError, "cannot handle signals: \(error)")
     }
     defer { signals.cancel() }
     client.connection.onDisconnect = {
-      printError("orientd --watch: lost the connection to the bus")
-      status = 69
+      StandardStream.error.writeLine("orientd --watch: lost the connection to the bus")
+      status = .unavailable
       stopping = true
       loop.stop()
     }
@@ -121,9 +121,9 @@ enum WatchCommand {
       let now = Clock.realtimeNanoseconds()
       let text =
         options.json ? StateFormat.json(state, time: now) : StateFormat.line(state, time: now)
-      if !SensorCommandSupport.writeLine(text) {
+      if !StandardStream.output.writeLine(text) {
         logger.debug("output closed: releasing and stopping")
-        stop(0)
+        stop(.success)
       }
     }
 
@@ -148,13 +148,13 @@ enum WatchCommand {
             retryTimer = nil
             claimWhenThere()
           }
-          if (try? retryTimer?.schedule(afterNanoseconds: 1_000_000_000)) == nil {
-            printError("orientd --watch: \(error.message)")
-            stop(69)
+          if (try? retryTimer?.schedule(after: .seconds(1))) == nil {
+            StandardStream.error.writeLine("orientd --watch: \(error.message)")
+            stop(.unavailable)
           }
         case .failure(let error):
-          printError("orientd --watch: \(error.message)")
-          stop(69)
+          StandardStream.error.writeLine("orientd --watch: \(error.message)")
+          stop(.unavailable)
         }
       }
     }
@@ -166,8 +166,8 @@ enum WatchCommand {
       do {
         wait = try client.waitForService(absent: absent, claim)
       } catch {
-        printError("orientd --watch: \(error.message)")
-        stop(69)
+        StandardStream.error.writeLine("orientd --watch: \(error.message)")
+        stop(.unavailable)
       }
     }
     client.onChange = { state, _ in show(state) }
@@ -179,8 +179,8 @@ enum WatchCommand {
     do {
       try loop.run()
     } catch {
-      printError("orientd --watch: \(error)")
-      return 70
+      StandardStream.error.writeLine("orientd --watch: \(error)")
+      return .software
     }
     wait?.cancel()
     wait = nil
@@ -199,7 +199,7 @@ enum WatchCommand {
 /// `orientd --get [--json]`: claims, prints the state once, releases.
 enum GetCommand {
   /// Returns 0, or 69 when the service or the accelerometer is missing.
-  static func main(_ options: ClientCommandOptions) -> Int32 {
+  static func main(_ options: ClientCommandOptions) -> ExitStatus {
     signal(SIGPIPE, SIG_IGN)
     let logger = Logger(label: "orientd", level: options.verbose ? .debug : .warning)
     let client: SynchronousOrientClient
@@ -209,8 +209,8 @@ enum GetCommand {
         bus: options.session ? .session : .system, logger: logger)
       state = try client.claim(timeout: 5)
     } catch {
-      printError("orientd --get: \(error.message)")
-      return 69
+      StandardStream.error.writeLine("orientd --get: \(error.message)")
+      return .unavailable
     }
     var gravity: GravityReading?
     if state.service == .orientd, state.hasAccelerometer {
@@ -225,7 +225,7 @@ enum GetCommand {
         let parts = [g.x, g.y, g.z].map { FixedPoint.format($0, decimals: 4) }
         extra.append(("gravity", "[\(parts.joined(separator: ","))]"))
       }
-      SensorCommandSupport.writeLine(StateFormat.json(state, time: now, extra: extra))
+      StandardStream.output.writeLine(StateFormat.json(state, time: now, extra: extra))
     } else {
       var lines = [
         "orientation:   \(state.orientation.rawValue)",
@@ -239,14 +239,14 @@ enum GetCommand {
         lines.append("gravity:       \(parts.joined(separator: ", ")) m/s^2")
       }
       lines.append("service:       \(state.service.busName)")
-      SensorCommandSupport.writeLine(lines.joined(separator: "\n"))
+      StandardStream.output.writeLine(lines.joined(separator: "\n"))
     }
     guard state.hasAccelerometer else {
-      printError(
+      StandardStream.error.writeLine(
         "orientd --get: \(state.service.busName) runs but has no display accelerometer "
           + "(see orientd --list-sensors)")
-      return 69
+      return .unavailable
     }
-    return 0
+    return .success
   }
 }

@@ -10,7 +10,7 @@ import SystemKit
 enum ListSensorsCommand {
   /// Runs the command and returns the exit code: 0 when at least one accelerometer exists,
   /// 69 when there is none.
-  static func main(_ options: SensorCommandOptions) -> Int32 {
+  static func main(_ options: SensorCommandOptions) -> ExitStatus {
     let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
     var logger = SensorCommandSupport.logger(verbose: options.verbose)
     if !options.verbose { logger.level = .error }
@@ -20,7 +20,7 @@ enum ListSensorsCommand {
       manager = try SensorManager(loop: loop, configuration: configuration, logger: logger)
       try manager.begin(monitor: false)
     } catch {
-      SensorCommandSupport.fail(69, "cannot enumerate IIO devices: \(error)")
+      SensorCommandSupport.fail(.unavailable, "cannot enumerate IIO devices: \(error)")
     }
     let sensors = manager.sensors
     let outcome = manager.choice
@@ -33,11 +33,11 @@ enum ListSensorsCommand {
         ("notChosen", .array(outcome.notChosen.map { .string($0) })),
         ("triggers", .array(manager.knownTriggers.map { .string($0.name) })),
       ])
-      SensorCommandSupport.writeLine(document.encoded())
+      StandardStream.output.writeLine(document.encoded())
     } else {
-      SensorCommandSupport.writeLine(text(sensors, outcome: outcome, manager: manager))
+      StandardStream.output.writeLine(text(sensors, outcome: outcome, manager: manager))
     }
-    return sensors.isEmpty ? 69 : 0
+    return sensors.isEmpty ? .unavailable : .success
   }
 
   private static func text(

@@ -25,6 +25,8 @@ struct Options: Equatable {
     case record(SensorCommandOptions)
     /// Run the detector over a recorded trace (`orientd replay`).
     case replay(ReplayOptions)
+    /// Turn the screen and touch input with the orientation (`orientd rotate`).
+    case rotate(RotateOptions)
   }
 
   /// The mode selected by the arguments.
@@ -38,6 +40,10 @@ struct Options: Equatable {
            orientd --list-sensors [--json] [--config FILE] [-v]
            orientd record [--duration S] [--raw] [--config FILE] [-v]
            orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
+           orientd rotate [--output NAME] [--backend B] [--touch NAME ...] [--when W]
+                          [--exec CMD ...] [--exec-before CMD ...] [--natural O] [--settle MS]
+                          [--once] [--force] [--json] [--session] [-v]
+           orientd rotate --lock | --unlock | --toggle-lock | --lock-status
            orientd --help | --version
 
     orientd (no mode) runs the daemon: it serves org.orientd.Orientation1 and, unless
@@ -85,6 +91,8 @@ struct Options: Equatable {
 
     detector parameters (KEY, default, unit):
     \(Options.parameterTable)
+    \(RotateOptions.usage)
+
     exit status: 0 success; 64 usage error (unknown option, bad --set); 65 malformed trace or
     config file (the message names FILE:LINE); 66 a file cannot be opened or read; 69 no bus,
     bus name taken or refused, no orientation service (--watch/--get), no accelerometer
@@ -115,6 +123,8 @@ struct Options: Equatable {
         command = try Options.parseReplay(&cursor)
       case "record":
         command = try Options.parseRecord(&cursor)
+      case "rotate":
+        command = try RotateOptions.parse(&cursor)
       default:
         throw UsageError("unknown command '\(first)'")
       }
@@ -227,7 +237,7 @@ struct Options: Equatable {
         guard let seconds = try? DecimalText.parseDouble(text), seconds > 0, seconds < 1e7 else {
           throw UsageError("--duration '\(text)' is not a positive number of seconds")
         }
-        options.duration = seconds
+        options.duration = .seconds(seconds)
       case "--raw":
         try ArgumentCursor.noValue(name, inline)
         options.raw = true

@@ -13,7 +13,7 @@ import SystemKit
 enum RecordCommand {
   /// Runs the command; returns 0 after a clean stop, 69 if no sample was ever recorded because
   /// there was no display accelerometer.
-  static func main(_ options: SensorCommandOptions) -> Int32 {
+  static func main(_ options: SensorCommandOptions) -> ExitStatus {
     let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
     let logger = SensorCommandSupport.logger(verbose: options.verbose)
     // A closed pipe must end the recording cleanly (restoring sysfs), not kill the process.
@@ -68,7 +68,7 @@ enum RecordCommand {
         let line = [t, v.x, v.y, v.z].enumerated().map { i, value in
           FixedPoint.format(value, decimals: i == 0 ? 3 : 4)
         }.joined(separator: ",")
-        if !SensorCommandSupport.writeLine(line) {
+        if !StandardStream.output.writeLine(line) {
           logger.info("output closed: stopping")
           finish()
         }
@@ -76,10 +76,10 @@ enum RecordCommand {
       var timer: EventLoop.Timer?
       if let duration = options.duration {
         let t = try loop.makeTimer { finish() }
-        try t.schedule(afterNanoseconds: Int64(duration * 1e9))
+        try t.schedule(after: duration)
         timer = t
       }
-      SensorCommandSupport.writeLine("t,x,y,z")
+      StandardStream.output.writeLine("t,x,y,z")
       try manager.begin()
       if manager.active == nil { logger.notice("no display accelerometer yet; waiting for one") }
       sawSensor = sawSensor || manager.active != nil
@@ -89,7 +89,7 @@ enum RecordCommand {
       } catch {
         // The sensor may be sampling: put its sysfs settings back before giving up.
         manager.stop()
-        SensorCommandSupport.fail(70, "event loop failed: \(error)")
+        SensorCommandSupport.fail(.software, "event loop failed: \(error)")
       }
       manager.stop()
       timer?.cancel()
@@ -99,9 +99,9 @@ enum RecordCommand {
       manager.onSample = nil
       manager.onSensorChange = nil
       logger.info("recorded \(samples) samples, skipped \(manager.readingsSkipped)")
-      return samples == 0 && !sawSensor ? 69 : 0
+      return samples == 0 && !sawSensor ? .unavailable : .success
     } catch {
-      SensorCommandSupport.fail(69, "cannot record: \(error)")
+      SensorCommandSupport.fail(.unavailable, "cannot record: \(error)")
     }
   }
 }

@@ -8,20 +8,11 @@ import SystemKit
 /// Streams: the input is read through a fixed buffer and output is flushed whenever more input
 /// must be awaited, so `... | orientd replay -` reports changes as they happen.
 enum Replay {
-  /// Exit statuses (sysexits.h names).
-  enum Status: Int32 {
-    /// Success.
-    case ok = 0
-    /// EX_USAGE: bad `--set`.
-    case usage = 64
-    /// EX_DATAERR: malformed trace or config file.
-    case dataError = 65
-    /// EX_NOINPUT: a file cannot be opened or read.
-    case noInput = 66
-  }
-
   /// Runs a replay; errors go to stderr as `orientd replay: ...`.
-  static func run(_ options: ReplayOptions) -> Status {
+  ///
+  /// - Returns: `success`; `usage` for a bad `--set`, `dataError` for a malformed trace or
+  ///   config file, `noInput` for a file that cannot be opened or read.
+  static func run(_ options: ReplayOptions) -> ExitStatus {
     let parameters: DetectorParameters
     switch loadParameters(options) {
     case .success(let p): parameters = p
@@ -81,7 +72,7 @@ enum Replay {
       output.append(format(update, json: options.json, tilt: options.tilt))
     }
     output.flush()
-    return .ok
+    return .success
   }
 
   /// One output line (with its newline) for a committed change; with `tilt`, CSV lines carry
@@ -106,7 +97,7 @@ enum Replay {
 
   private struct Failure: Error {
     var message: String
-    var status: Status
+    var status: ExitStatus
   }
 
   /// Defaults, then `--config`, then each `--set`, then the cross-checks.
@@ -147,7 +138,7 @@ enum Replay {
   }
 
   private static func complain(_ message: String) {
-    printError("orientd replay: \(message)")
+    StandardStream.error.writeLine("orientd replay: \(message)")
   }
 }
 
@@ -168,8 +159,8 @@ struct OutputBuffer {
     do {
       try stdout.writeAll(pending)
     } catch {
-      printError("orientd replay: cannot write output: \(error.reason)")
-      exit(74)
+      StandardStream.error.writeLine("orientd replay: cannot write output: \(error.reason)")
+      exit(ExitStatus.ioError)
     }
     pending.removeAll(keepingCapacity: true)
   }

@@ -2,6 +2,7 @@ import Glibc
 import OrientCore
 import OrientDaemon
 import OrientLog
+import SystemKit
 
 /// orientd's version, printed by `--version`.
 let orientdVersion = "0.1.0"
@@ -10,17 +11,17 @@ let options: Options
 do {
   options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
 } catch {
-  printError("orientd: \(error.message)\nTry 'orientd --help'.")
-  exit(64)
+  StandardStream.error.writeLine("orientd: \(error.message)\nTry 'orientd --help'.")
+  exit(ExitStatus.usage)
 }
 
 switch options.command {
 case .help:
   print(Options.usage)
-  exit(0)
+  exit(ExitStatus.success)
 case .version:
   print("orientd \(orientdVersion)")
-  exit(0)
+  exit(ExitStatus.success)
 case .daemon(let daemon):
   var settings = DaemonOptions()
   settings.bus = daemon.session ? .session : .system
@@ -36,6 +37,8 @@ case .listSensors(let list):
   exit(ListSensorsCommand.main(list))
 case .record(let record):
   exit(RecordCommand.main(record))
+case .rotate(let rotate):
+  exit(RotateCommand.main(rotate))
 case .replay(let replay):
-  exit(Replay.run(replay).rawValue)
+  exit(Replay.run(replay))
 }

@@ -1,5 +1,6 @@
 import Glibc
 import OrientCore
+import SystemKit
 import Testing
 
 @testable import Accelerometer
@@ -39,7 +40,7 @@ import Testing
 
   @Test func problemKindsAreStableForLogOnce() {
     #expect(RawValueProblem.notANumber("a").kind == RawValueProblem.notANumber("b").kind)
-    #expect(RawValueProblem.readError(EIO).description.contains("Input/output error"))
+    #expect(RawValueProblem.readError(.ioError).description.contains("Input/output error"))
   }
 
   @Test func decimalsIgnoreTheLocale() throws {

@@ -204,7 +204,7 @@ import Testing
 
     // busctl waits for a deferred answer too.
     let timer = try service.loop.makeTimer { service.answerDeferred() }
-    try timer.schedule(afterNanoseconds: 100_000_000)
+    try timer.schedule(after: .milliseconds(100))
     let result = try runClient(
       [
         "busctl", "--address=\(service.bus.address)", "call", service.connection.uniqueName,

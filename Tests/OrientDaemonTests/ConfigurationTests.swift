@@ -75,13 +75,13 @@ import Testing
     #expect(loaded.accelerometer.sampling.pollRate == 25)
     #expect {
       _ = try DaemonConfiguration.load(path: dir.file("missing.conf"))
-    } throws: { ($0 as? DaemonConfigurationError)?.exitCode == 66 }
+    } throws: { ($0 as? DaemonConfigurationError)?.status == .noInput }
     try writeFile(dir.file("bad.conf"), "[sampling]\nrate = fast\n")
     #expect {
       _ = try DaemonConfiguration.load(path: dir.file("bad.conf"))
     } throws: { error in
       guard let error = error as? DaemonConfigurationError else { return false }
-      return error.exitCode == 65 && error.message.contains("bad.conf:2:")
+      return error.status == .dataError && error.message.contains("bad.conf:2:")
     }
   }
 

@@ -181,6 +181,11 @@ func isSensed(_ line: JSONValue, _ orientation: Orientation) -> Bool {
     && line["has_accelerometer"]?.boolValue == true
 }
 
+extension StringProtocol {
+  /// Without leading and trailing whitespace and newlines (OrientCore's `trimming`).
+  func trimmingCharacters() -> String { String(trimming()) }
+}
+
 extension String {
   /// The lines, without empty ones.
   var lines: [String] { split(separator: "\n").map(String.init) }

@@ -29,34 +29,56 @@ import Testing
     #expect(claims.isEmpty && claims.clientCount == 0)
   }
 
+  /// The names `Name`'s object server announces for a change from `old` to `new`.
+  func announced<Name: PublishedProperty>(
+    _: Name.Type, _ old: PublishedState, _ new: PublishedState
+  ) -> [String] {
+    func values(_ state: PublishedState) -> [Name: DBusValue] {
+      Dictionary(uniqueKeysWithValues: Name.allCases.map { ($0, $0.value(in: state)) })
+    }
+    return Name.announced(from: values(old), to: values(new)).map(\.rawValue)
+  }
+
   @Test func onlyTheChangedPropertiesAreAnnounced() {
     var old = PublishedState()
     var new = old
     new.hasAccelerometer = true
     new.sensor = ["device": .string("iio:device0")]
-    var changed = new.changedProperties(since: old)
-    #expect(changed.orientd == ["HasAccelerometer", "Sensor"])
+    #expect(announced(OrientdProperty.self, old, new) == ["HasAccelerometer", "Sensor"])
     // iio-sensor-proxy's clients get the orientation with HasAccelerometer.
-    #expect(changed.sensorProxy == ["HasAccelerometer", "AccelerometerOrientation"])
+    #expect(
+      announced(SensorProxyProperty.self, old, new)
+        == ["HasAccelerometer", "AccelerometerOrientation"])
+    #expect(OrientdProperty.hasAccelerometer.isBroadcastOnChange)
+    #expect(SensorProxyProperty.hasAccelerometer.isBroadcastOnChange)
+    #expect(!OrientdProperty.orientation.isBroadcastOnChange)
 
     old = new
     new.orientation = .leftUp
-    changed = new.changedProperties(since: old)
-    #expect(changed.orientd == ["Orientation", "Rotation"])
-    #expect(changed.sensorProxy == ["AccelerometerOrientation"])
+    #expect(announced(OrientdProperty.self, old, new) == ["Orientation", "Rotation"])
+    #expect(announced(SensorProxyProperty.self, old, new) == ["AccelerometerOrientation"])
     #expect(new.rotation == 90)
+
+    // Undefined and normal are both rotation 0: Rotation still travels with Orientation.
+    var normal = PublishedState()
+    normal.orientation = .normal
+    #expect(
+      announced(OrientdProperty.self, PublishedState(), normal) == ["Orientation", "Rotation"])
 
     old = new
     new.tilt = .faceUp
-    changed = new.changedProperties(since: old)
-    #expect(changed.orientd == ["Tilt"] && changed.sensorProxy == ["AccelerometerTilt"])
-    #expect(new.changedProperties(since: new).orientd.isEmpty)
+    #expect(announced(OrientdProperty.self, old, new) == ["Tilt"])
+    #expect(announced(SensorProxyProperty.self, old, new) == ["AccelerometerTilt"])
+    #expect(announced(OrientdProperty.self, new, new).isEmpty)
 
     // The sensor goes away: everything but the tilt's absence is announced at once.
-    changed = PublishedState().changedProperties(since: new)
-    #expect(changed.orientd == ["HasAccelerometer", "Orientation", "Rotation", "Tilt", "Sensor"])
     #expect(
-      changed.sensorProxy == ["HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt"])
+      announced(OrientdProperty.self, new, PublishedState())
+        == ["HasAccelerometer", "Orientation", "Rotation", "Tilt", "Sensor"])
+    #expect(
+      announced(SensorProxyProperty.self, new, PublishedState())
+        == ["HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt"])
+    #expect(announced(CompassProperty.self, new, PublishedState()).isEmpty)
     #expect(PublishedState().rotation == 0)
   }
 }

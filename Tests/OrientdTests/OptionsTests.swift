@@ -47,7 +47,7 @@ import Testing
       try Options(arguments: ["--list-sensors", "--json", "--config", "a.conf"]).command
         == .listSensors(list))
     var record = SensorCommandOptions()
-    record.duration = 2
+    record.duration = .seconds(2)
     record.verbose = true
     #expect(try Options(arguments: ["record", "--duration", "2", "-v"]).command == .record(record))
     for help in [["--watch", "--help"], ["record", "--help"], ["-h"], ["--get", "-h"]] {

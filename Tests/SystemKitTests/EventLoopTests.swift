@@ -13,8 +13,8 @@ import Testing
       fired += 1
       loop.post { posted = true }
     }
-    try timer.schedule(afterNanoseconds: 1_000_000, intervalNanoseconds: 1_000_000)
-    let done = try loop.run(until: { fired >= 3 && posted }, timeoutNanoseconds: 2_000_000_000)
+    try timer.schedule(after: .milliseconds(1), interval: .milliseconds(1))
+    let done = try loop.run(until: { fired >= 3 && posted }, timeout: .seconds(2))
     #expect(done)
     timer.cancel()
     #expect(loop.registrationCount == 0)
@@ -35,7 +35,7 @@ import Testing
       watch?.cancel()
     }
     try writer.writeAll("hi")
-    try loop.run(until: { !received.isEmpty }, timeoutNanoseconds: 1_000_000_000)
+    try loop.run(until: { !received.isEmpty }, timeout: .seconds(1))
     #expect(received == Array("hi".utf8))
     #expect(loop.registrationCount == 0)
   }
@@ -43,7 +43,7 @@ import Testing
   @Test func idleLoopTimesOutWithoutCallbacks() throws {
     let loop = try EventLoop()
     let start = Clock.monotonicNanoseconds()
-    let done = try loop.run(until: { false }, timeoutNanoseconds: 50_000_000)
+    let done = try loop.run(until: { false }, timeout: .milliseconds(50))
     #expect(!done)
     #expect(Clock.monotonicNanoseconds() - start >= 50_000_000)
   }
@@ -55,7 +55,7 @@ import Testing
     // The test runner has other threads that do not block SIGUSR2: direct it at this one,
     // which blocked it and reads the signalfd.
     pthread_kill(pthread_self(), SIGUSR2)
-    try loop.run(until: { !got.isEmpty }, timeoutNanoseconds: 1_000_000_000)
+    try loop.run(until: { !got.isEmpty }, timeout: .seconds(1))
     #expect(got == [SIGUSR2])
     watch.cancel()
   }
@@ -77,7 +77,7 @@ import Testing
       _ = try Sysfs.read(path)
     } throws: { error in
       guard let error = error as? SystemError else { return false }
-      return error.errno == ENOENT && error.description.contains(path)
+      return error.code == .noSuchFileOrDirectory && error.description.contains(path)
     }
   }
 }
@@ -94,5 +94,24 @@ import Testing
       outputDirectory: bus.directory.path, timeout: 20)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.hasPrefix("s \""))
+  }
+}
+
+/// `Duration`, the one time type of timers and delays, in the units the kernel takes.
+@Suite struct DurationTests {
+  @Test func nanosecondsAndSeconds() {
+    #expect(Duration.seconds(1.5).nanoseconds == 1_500_000_000)
+    #expect(Duration.milliseconds(250).seconds == 0.25)
+    #expect(Duration.nanoseconds(-3).nanoseconds == -3)
+    #expect(Duration.seconds(Int64.max).nanoseconds == .max, "saturates instead of trapping")
+  }
+
+  @Test func aZeroDelayStillFires() throws {
+    let loop = try EventLoop()
+    var fired = false
+    let timer = try loop.makeTimer { fired = true }
+    try timer.schedule(after: .zero)
+    #expect(try loop.run(until: { fired }, timeout: .seconds(2)))
+    timer.cancel()
   }
 }

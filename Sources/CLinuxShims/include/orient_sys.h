@@ -32,9 +32,6 @@ int orient_at_empty_path(void);
 /// errno like renameat2; EINVAL or ENOSYS where the filesystem or kernel lacks the flag.
 int orient_rename_noreplace(const char *from, const char *to);
 
-/// fcntl(2) F_GETFL/F_SETFL helpers (fcntl is variadic).
-int orient_fcntl_getfl(int fd);
-int orient_fcntl_setfl(int fd, int flags);
 
 /// sigprocmask(SIG_BLOCK) of the given signals, and a signalfd(2) for them; returns the fd or -1.
 /// sigaddset and friends are macros on some libcs; doing it in C keeps the set opaque to Swift.
@@ -56,3 +53,9 @@ int orient_set_mmap_threshold(int bytes);
 /// malloc_trim(0) (<malloc.h>): gives freed heap memory back to the system. Returns 1 if any
 /// was released.
 int orient_malloc_trim(void);
+
+/// pipe2(2) with O_CLOEXEC (glibc declares pipe2 only with _GNU_SOURCE).
+int orient_pipe_cloexec(int fds[2]);
+
+/// accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK (accept4 needs _GNU_SOURCE).
+int orient_accept_cloexec(int fd);

@@ -22,8 +22,7 @@ import OrientLog
 import SystemKit
 
 func say(_ text: String) {
-  let line = text + "\n"
-  _ = line.withCString { Glibc.write(1, $0, strlen($0)) }
+  StandardStream.output.writeLine(text)
 }
 
 /// Everything DeviceDiscovery tells about a device, as JSON.
@@ -49,7 +48,7 @@ func udevMode(_ mode: String, subsystem: String) throws -> Never {
       say("device " + udevJSON(device).encoded())
     }
     say("missing " + (context.device(syspath: "/sys/devices/none") == nil ? "nil" : "found"))
-    exit(0)
+    exit(ExitStatus.success)
   }
   let loop = try EventLoop()
   let monitor = try UdevMonitor(context: context, subsystems: [subsystem])
@@ -68,7 +67,7 @@ func udevMode(_ mode: String, subsystem: String) throws -> Never {
   try loop.run()
   watch.cancel()
   input.cancel()
-  exit(0)
+  exit(ExitStatus.success)
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -90,13 +89,13 @@ while !arguments.isEmpty {
       configuration = try AccelerometerConfiguration(ConfigFile(parsing: text, source: path))
     } catch {
       say("config-error \(error)")
-      exit(65)
+      exit(ExitStatus.dataError)
     }
   case "--start": startNow = true
   case "-v": level = .debug
   default:
     say("usage-error \(argument)")
-    exit(64)
+    exit(ExitStatus.usage)
   }
 }
 

@@ -1,0 +1,44 @@
+import SystemKit
+
+/// Retries a sensor that could not be started: after 1 s, then 2, 4, ... up to 30 s.
+///
+/// Holds its timer only while a retry is pending: `cancel()` closes it (a stopped manager
+/// holds no descriptor but the udev monitor's) and starts the delays from 1 s again.
+final class RetryBackoff {
+  /// The first delay; doubled after each attempt.
+  static let first: Duration = .seconds(1)
+  /// The longest delay.
+  static let maximum: Duration = .seconds(30)
+
+  /// The delay the next `schedule()` waits.
+  private(set) var delay = RetryBackoff.first
+  private let loop: EventLoop
+  private let action: () -> Void
+  private var timer: EventLoop.Timer?
+
+  /// A backoff that runs `action` on `loop` when a retry is due.
+  init(loop: EventLoop, action: @escaping () -> Void) {
+    self.loop = loop
+    self.action = action
+  }
+
+  deinit { timer?.cancel() }
+
+  /// Arms the next retry after `delay`, then doubles `delay` (also when arming failed).
+  ///
+  /// - Throws: `SystemError` if the timer cannot be made or armed.
+  func schedule() throws(SystemError) {
+    defer { delay = min(delay * 2, RetryBackoff.maximum) }
+    if timer == nil {
+      timer = try loop.makeTimer { [weak self] in self?.action() }
+    }
+    try timer?.schedule(after: delay)
+  }
+
+  /// Closes the timer and starts the delays from `first` again.
+  func cancel() {
+    timer?.cancel()
+    timer = nil
+    delay = RetryBackoff.first
+  }
+}

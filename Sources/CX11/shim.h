@@ -1,0 +1,3 @@
+#pragma once
+#include <X11/Xlib.h>
+#include <X11/Xatom.h>

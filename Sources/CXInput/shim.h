@@ -1,0 +1,2 @@
+#pragma once
+#include <X11/extensions/XInput2.h>

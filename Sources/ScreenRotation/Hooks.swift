@@ -1,0 +1,54 @@
+/// `--exec CMD` hooks: shell commands run before and after each turn with what changed in their
+/// environment, for desktops orientd has no backend for and for extra work (on-screen
+/// keyboards, wallpapers, kiosks' browsers).
+public struct Hooks: Sendable {
+  /// When a hook runs.
+  public enum Stage: String, Sendable {
+    /// Before the backend turns the output (`--exec-before`).
+    case before
+    /// After the output and touch were turned (`--exec`).
+    case after
+  }
+
+  /// Commands run before a turn.
+  public var before: [String]
+  /// Commands run after a turn.
+  public var after: [String]
+
+  /// Creates hooks.
+  public init(before: [String] = [], after: [String] = []) {
+    self.before = before
+    self.after = after
+  }
+
+  /// The environment a hook sees: `ORIENTATION` (`left-up`), `ROTATION` (the transform in
+  /// degrees, panel orientation included), `PREVIOUS_ORIENTATION` (empty at the first),
+  /// `OUTPUT` (connector name), `ORIENTD_HOOK` (`before`/`after`).
+  public static func environment(
+    stage: Stage, orientation: String, turn: Turn, previous: String?, output: String
+  ) -> [String: String] {
+    [
+      "ORIENTATION": orientation, "ROTATION": String(turn.rawValue),
+      "PREVIOUS_ORIENTATION": previous ?? "", "OUTPUT": output, "ORIENTD_HOOK": stage.rawValue,
+    ]
+  }
+
+  /// Runs the commands of `stage` with `/bin/sh -c`, in order, and returns a message for each
+  /// that failed (a failed hook does not stop the turn).
+  public func run(_ stage: Stage, environment: [String: String]) -> [String] {
+    var failures: [String] = []
+    for command in stage == .before ? before : after {
+      do {
+        let result = try ProgramRunner.run(["/bin/sh", "-c", command], environment: environment)
+        if result.status != 0 {
+          failures.append(
+            "hook '\(command)' (\(stage.rawValue)) exited with \(result.status)"
+              + (result.errors.isEmpty ? "" : ": \(result.errors.trimmingQuotes())"))
+        }
+      } catch {
+        failures.append("hook '\(command)': \(error.message)")
+      }
+    }
+    return failures
+  }
+}

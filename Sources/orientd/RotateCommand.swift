@@ -1,0 +1,471 @@
+import DBusKit
+import DeviceDiscovery
+import Glibc
+import JSON
+import OrientClient
+import OrientCore
+import OrientLog
+import ScreenRotation
+import SystemKit
+
+/// `orientd rotate`: follows the orientation service and turns the screen and touch input.
+enum RotateCommand {
+  /// Runs until stopped (or once with `--once`); returns the exit status.
+  static func main(_ options: RotateOptions) -> Int32 {
+    signal(SIGPIPE, SIG_IGN)
+    let environment = processEnvironment()
+    if let request = options.lockRequest {
+      return lockCommand(request, environment: environment).rawValue
+    }
+    let logger = Logger(label: "orientd rotate", level: options.verbose ? .debug : .notice)
+    let backend: RotationBackend?
+    switch makeBackend(options, environment: environment) {
+    case .success(let made): backend = made
+    case .failure(let error) where error.status == .success:
+      StandardStream.error.writeLine("orientd rotate: \(error.message)")
+      return 0
+    case .failure(let error):
+      StandardStream.error.writeLine("orientd rotate: \(error.message)")
+      return error.status.rawValue
+    }
+    let loop: EventLoop
+    do {
+      loop = try EventLoop()
+    } catch {
+      StandardStream.error.writeLine("orientd rotate: cannot create the event loop: \(error)")
+      return ExitStatus.osError.rawValue
+    }
+    let rotator: Rotator
+    do {
+      rotator = try Rotator(
+        options: options, backend: backend, environment: environment, loop: loop, logger: logger)
+    } catch {
+      StandardStream.error.writeLine("orientd rotate: \(error.message)")
+      return error.status.rawValue
+    }
+    return rotator.run()
+  }
+
+  /// `--lock`, `--unlock`, `--toggle-lock`, `--lock-status`: ask the running instance, or change
+  /// the saved state when none runs.
+  static func lockCommand(_ request: RotationLock.Request, environment: [String: String])
+    -> ExitStatus
+  {
+    if let socket = RotationLock.socketPath(environment) {
+      do {
+        if let answer = try RotationLock.send(request, socketPath: socket) {
+          StandardStream.output.writeLine(answer)
+          return .success
+        }
+      } catch {
+        StandardStream.error.writeLine("orientd rotate: \(error.message)")
+        return error.status
+      }
+    }
+    guard let path = RotationLock.statePath(environment) else {
+      StandardStream.error.writeLine(
+        "orientd rotate: neither XDG_STATE_HOME nor HOME is set: nowhere to keep the lock")
+      return .configuration
+    }
+    let was = RotationLock.load(path)
+    let locked: Bool
+    switch request {
+    case .lock: locked = true
+    case .unlock: locked = false
+    case .toggle: locked = !was
+    case .status: locked = was
+    }
+    if request != .status {
+      do {
+        try RotationLock.save(locked, to: path)
+      } catch {
+        StandardStream.error.writeLine("orientd rotate: \(error.message)")
+        return error.status
+      }
+      StandardStream.error.writeLine(
+        "orientd rotate: no orientd rotate is running; saved for its next start")
+    }
+    StandardStream.output.writeLine(locked ? "locked" : "unlocked")
+    return .success
+  }
+
+  /// The backend for the options and the session, or an error (status 0 for "GNOME/KDE
+  /// rotate by themselves").
+  static func makeBackend(_ options: RotateOptions, environment: [String: String]) -> Result<
+    RotationBackend?, RotateError
+  > {
+    let desktop = Desktop.detect(environment)
+    if case .rotatesItself(let name) = desktop, !options.force {
+      return .failure(
+        RotateError(
+          .success,
+          "\(name == "kde" ? "KDE (KWin)" : "GNOME (mutter)") turns the screen by itself from "
+            + "net.hadess.SensorProxy, which orientd serves: nothing to do (--force to run anyway; "
+            + "auto-rotation is in the desktop's display settings)"))
+    }
+    do {
+      switch options.backend {
+      case .none:
+        return .success(nil)
+      case .sway:
+        guard let socket = environment["SWAYSOCK"], !socket.isEmpty else {
+          return .failure(
+            RotateError(.unavailable, "--backend sway: SWAYSOCK is not set (is sway running?)"))
+        }
+        return .success(try SwayBackend(socketPath: socket))
+      case .wlrRandr:
+        return .success(WlrRandrBackend())
+      case .x11:
+        return .success(try X11Support.backend(display: environment["DISPLAY"]))
+      case .auto:
+        switch desktop {
+        case .sway(let socket): return .success(try SwayBackend(socketPath: socket))
+        case .wayland: return .success(WlrRandrBackend())
+        case .x11(let display): return .success(try X11Support.backend(display: display))
+        case .rotatesItself, .none:
+          return .failure(
+            RotateError(
+              .unavailable,
+              "no compositor or X server to talk to: none of SWAYSOCK, WAYLAND_DISPLAY, DISPLAY "
+                + "is set. Run orientd rotate inside the graphical session (e.g. 'exec orientd "
+                + "rotate' in the compositor's configuration), or use --backend none --exec CMD"
+            ))
+        }
+      }
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// This process's environment.
+  static func processEnvironment() -> [String: String] {
+    var env: [String: String] = [:]
+    var entry = environ
+    while let pointer = entry.pointee {
+      let text = String(cString: pointer)
+      if let equals = text.firstIndex(of: "=") {
+        env[String(text[..<equals])] = String(text[text.index(after: equals)...])
+      }
+      entry += 1
+    }
+    return env
+  }
+}
+
+/// The running `orientd rotate`: one event loop for the orientation client, the lock socket,
+/// the tablet-mode switch and the settle timer.
+final class Rotator {
+  private let options: RotateOptions
+  private let backend: RotationBackend?
+  private let loop: EventLoop
+  private let logger: Logger
+  private let client: OrientClient
+  private let hooks: Hooks
+  private let outputName: String
+  /// The devices to map, found again before each turn (a touchscreen or pen plugged in since
+  /// then is mapped at the next turn).
+  private var touch: [TouchDevice]
+  private var udev: UdevContext?
+  private let statePath: String?
+  private var lockServer: LockServer?
+  private var tablet: TabletModeSwitch?
+  private var settleTimer: EventLoop.Timer?
+  private var stopTimer: EventLoop.Timer?
+  private var retryTimer: EventLoop.Timer?
+  private var wait: ServiceWait?
+  private var signals: EventLoop.Watch?
+
+  private var latest: Orientation = .undefined
+  private var appliedTurn: Turn?
+  private var appliedOrientation: Orientation?
+  private var locked: Bool
+  private var settling = false
+  private var stopping = false
+  private var status: Int32 = 0
+
+  init(
+    options: RotateOptions, backend: RotationBackend?, environment: [String: String],
+    loop: EventLoop, logger: Logger
+  ) throws(RotateError) {
+    self.options = options
+    self.backend = backend
+    self.loop = loop
+    self.logger = logger
+    hooks = Hooks(before: options.before, after: options.after)
+    if let backend {
+      let output = try backend.chooseOutput(options.output)
+      outputName = output.name
+      appliedTurn = output.turn
+    } else {
+      outputName = options.output ?? "eDP-1"
+    }
+    if !options.touchOnly, backend != nil {
+      do {
+        udev = try UdevContext()
+      } catch {
+        throw RotateError(.osError, "cannot start libudev: \(error)")
+      }
+    }
+    touch = try Rotator.touchDevices(options, output: outputName, udev: udev)
+    statePath = RotationLock.statePath(environment)
+    locked = RotationLock.load(statePath)
+    do {
+      client = try OrientClient(
+        bus: options.session ? .session : .system, loop: loop, logger: logger)
+    } catch {
+      throw RotateError(.unavailable, error.message)
+    }
+    if !options.once, let socket = RotationLock.socketPath(environment) {
+      lockServer = try LockServer(path: socket, loop: loop)
+    }
+    if options.policy == .tablet {
+      tablet = try TabletModeSwitch(loop: loop)
+    }
+    let backendName = backend?.name ?? "hooks only"
+    logger.notice(
+      "turning \(outputName) with \(backendName); touch: "
+        + (touch.isEmpty
+          ? "none found"
+          : touch.map { "\($0.name) (\($0.kind.rawValue))" }
+            .joined(separator: ", "))
+        + (locked ? "; rotation locked" : ""))
+  }
+
+  /// Runs the loop; returns the exit status.
+  func run() -> Int32 {
+    do {
+      signals = try loop.handleSignals([SIGINT, SIGTERM]) { [weak self] _ in self?.stop(0) }
+      settleTimer = try loop.makeTimer { [weak self] in
+        guard let self else { return }
+        self.settling = false
+        self.logger.debug("settled; latest orientation \(self.latest)")
+        self.consider()
+      }
+    } catch {
+      StandardStream.error.writeLine(
+        "orientd rotate: cannot handle signals or make a timer: \(error)")
+      return ExitStatus.osError.rawValue
+    }
+    lockServer?.handler = { [weak self] request in self?.lockRequest(request) ?? false }
+    tablet?.onChange = { [weak self] on in
+      self?.logger.notice("tablet mode \(on ? "on" : "off")")
+      self?.consider()
+    }
+    client.connection.onDisconnect = { [weak self] in
+      StandardStream.error.writeLine("orientd rotate: lost the connection to the bus")
+      self?.status = ExitStatus.unavailable.rawValue
+      self?.stopping = true
+      self?.loop.stop()
+    }
+    client.onChange = { [weak self] state, _ in self?.update(state) }
+    client.onServiceLost = { [weak self] service in
+      self?.logger.notice("\(service.busName) went away; waiting for it to come back")
+      self?.claimWhenThere()
+    }
+    claimWhenThere()
+    do {
+      try loop.run()
+    } catch {
+      StandardStream.error.writeLine("orientd rotate: \(error)")
+      return ExitStatus.software.rawValue
+    }
+    wait?.cancel()
+    wait = nil
+    retryTimer?.cancel()
+    stopTimer?.cancel()
+    settleTimer?.cancel()
+    signals?.cancel()
+    client.onChange = nil
+    client.onServiceLost = nil
+    client.connection.onDisconnect = nil
+    lockServer?.handler = nil
+    lockServer = nil
+    tablet?.onChange = nil
+    client.connection.close()
+    return status
+  }
+
+  private func stop(_ code: Int32) {
+    guard !stopping else { return }
+    stopping = true
+    status = code
+    client.release(timeoutMilliseconds: 1_000) { [weak self] _ in self?.loop.stop() }
+    stopTimer = try? loop.makeTimer { [weak self] in self?.loop.stop() }
+    try? stopTimer?.schedule(afterNanoseconds: 1_500_000_000)
+  }
+
+  private func claimWhenThere() {
+    guard !stopping else { return }
+    do {
+      wait = try client.waitForService(
+        absent: { [weak self] in
+          self?.logger.notice(
+            "waiting for org.orientd.Orientation1 or net.hadess.SensorProxy to appear")
+        }, { [weak self] service in self?.claim(service) })
+    } catch {
+      StandardStream.error.writeLine("orientd rotate: \(error.message)")
+      stop(ExitStatus.unavailable.rawValue)
+    }
+  }
+
+  private func claim(_ service: OrientService) {
+    let services = Array(OrientService.allCases.drop { $0 != service })
+    client.claim(services: services) { [weak self] result in
+      guard let self else { return }
+      switch result {
+      case .success(let state):
+        self.logger.notice("following \(state.service.busName)")
+        self.update(state)
+      case .failure(let error) where error.kind == .serviceMissing:
+        self.claimWhenThere()
+      case .failure(let error) where error.kind == .failed:
+        self.logger.notice("claim failed (\(error.message)); trying again in 1 s")
+        self.retryTimer = try? self.loop.makeTimer { [weak self] in
+          self?.retryTimer = nil
+          self?.claimWhenThere()
+        }
+        if (try? self.retryTimer?.schedule(afterNanoseconds: 1_000_000_000)) == nil {
+          StandardStream.error.writeLine("orientd rotate: \(error.message)")
+          self.stop(ExitStatus.unavailable.rawValue)
+        }
+      case .failure(let error):
+        StandardStream.error.writeLine("orientd rotate: \(error.message)")
+        self.stop(ExitStatus.unavailable.rawValue)
+      }
+    }
+  }
+
+  private func update(_ state: OrientState) {
+    if !state.hasAccelerometer {
+      logger.notice("\(state.service.busName) has no accelerometer; waiting for one")
+    }
+    latest = state.orientation
+    consider()
+    if options.once, !stopping, state.hasAccelerometer {
+      stop(status)
+    }
+  }
+
+  private func lockRequest(_ request: RotationLock.Request) -> Bool {
+    switch request {
+    case .lock: locked = true
+    case .unlock: locked = false
+    case .toggle: locked.toggle()
+    case .status: return locked
+    }
+    if let statePath {
+      do {
+        try RotationLock.save(locked, to: statePath)
+      } catch {
+        logger.warning(error.message)
+      }
+    }
+    logger.notice(locked ? "rotation locked" : "rotation unlocked")
+    if !locked { consider() }
+    return locked
+  }
+
+  /// Applies the latest orientation unless locked, outside tablet mode, settling, or already
+  /// there.
+  private func consider() {
+    guard !stopping, let target = Turn.target(for: latest, natural: options.natural) else {
+      return
+    }
+    if locked {
+      logger.debug("locked: not turning to \(latest)")
+      return
+    }
+    if let tablet, !tablet.isTabletMode {
+      logger.debug("not in tablet mode: not turning to \(latest)")
+      return
+    }
+    if settling { return }
+    if target == appliedTurn && backend != nil { return }
+    if backend == nil && latest == appliedOrientation { return }
+    apply(target, orientation: latest)
+  }
+
+  /// The udev-found devices bound to `output` (unless `--touch-only`) and the `--touch` ones.
+  static func touchDevices(_ options: RotateOptions, output: String, udev: UdevContext?)
+    throws(RotateError) -> [TouchDevice]
+  {
+    var devices =
+      try udev.map { udev throws(RotateError) in
+        try TouchDiscovery.devices(for: output, udev: udev)
+      } ?? []
+    for name in options.touch where !devices.contains(where: { $0.name == name }) {
+      devices.append(TouchDevice(name: name, kind: .named))
+    }
+    return devices
+  }
+
+  private func apply(_ turn: Turn, orientation: Orientation) {
+    do {
+      let now = try Rotator.touchDevices(options, output: outputName, udev: udev)
+      if now != touch {
+        logger.notice("touch devices now: \(now.map(\.name).joined(separator: ", "))")
+        touch = now
+      }
+    } catch {
+      logger.warning("cannot list touch devices again (\(error.message)); keeping the last list")
+    }
+    let previous = appliedOrientation?.rawValue
+    let environment = { (stage: Hooks.Stage) in
+      Hooks.environment(
+        stage: stage, orientation: orientation.rawValue, turn: turn, previous: previous,
+        output: self.outputName)
+    }
+    for failure in hooks.run(.before, environment: environment(.before)) {
+      logger.warning(failure)
+    }
+    var applied: Applied?
+    if let backend {
+      do {
+        applied = try backend.apply(turn, output: outputName, touch: touch)
+      } catch {
+        StandardStream.error.writeLine(
+          "orientd rotate: turning \(outputName) to \(turn) failed: \(error.message)")
+        if error.status == .unavailable || error.status == .ioError {
+          stop(error.status.rawValue)
+        }
+        return
+      }
+    }
+    appliedTurn = turn
+    appliedOrientation = orientation
+    for skipped in applied?.touchSkipped ?? [] { logger.notice("touch not mapped: \(skipped)") }
+    for failure in hooks.run(.after, environment: environment(.after)) {
+      logger.warning(failure)
+    }
+    report(turn, orientation: orientation, touch: applied?.touch ?? [])
+    settling = true
+    if options.settleMilliseconds > 0 {
+      do {
+        try settleTimer?.schedule(afterNanoseconds: Int64(options.settleMilliseconds) * 1_000_000)
+      } catch {
+        settling = false
+      }
+    } else {
+      settling = false
+    }
+  }
+
+  private func report(_ turn: Turn, orientation: Orientation, touch: [String]) {
+    let now = Clock.realtimeNanoseconds()
+    let line: String
+    if options.json {
+      line = JSONValue.object([
+        ("time", .number((Double(now / 1_000_000) / 1000))),
+        ("orientation", .string(orientation.rawValue)),
+        ("output", .string(outputName)),
+        ("transform", .string(turn.waylandName)),
+        ("touch", .array(touch.map { .string($0) })),
+      ]).encoded()
+    } else {
+      line =
+        "\(StateFormat.localTime(now))  \(orientation.rawValue): \(outputName) transform "
+        + "\(turn.waylandName)" + (touch.isEmpty ? "" : ", touch \(touch.joined(separator: ", "))")
+    }
+    if !StandardStream.output.writeLine(line) { stop(0) }
+  }
+}

@@ -1,0 +1,189 @@
+import OrientCore
+import ScreenRotation
+
+/// The options of `orientd rotate`.
+struct RotateOptions: Equatable {
+  /// Which backend turns the screen.
+  enum Backend: String, Equatable, CaseIterable {
+    /// From the session's environment (SWAYSOCK, WAYLAND_DISPLAY, DISPLAY).
+    case auto
+    /// sway's IPC.
+    case sway
+    /// wlr-randr (wlr-output-management).
+    case wlrRandr = "wlr-randr"
+    /// X11 RandR + XInput2.
+    case x11
+    /// Only the hooks.
+    case none
+  }
+
+  /// When to rotate.
+  enum Policy: String, Equatable {
+    /// Always.
+    case always
+    /// Only while SW_TABLET_MODE is on.
+    case tablet
+  }
+
+  /// What a lock request asks the running instance.
+  var lockRequest: RotationLock.Request?
+  /// `--output NAME`; default the built-in panel.
+  var output: String?
+  /// `--backend`.
+  var backend = Backend.auto
+  /// `--touch NAME`: devices added to (or, with `--touch-only`, instead of) the discovered ones.
+  var touch: [String] = []
+  /// `--touch-only`: no discovery, only the `--touch` devices.
+  var touchOnly = false
+  /// `--when`.
+  var policy = Policy.always
+  /// `--exec CMD` (after each turn).
+  var after: [String] = []
+  /// `--exec-before CMD`.
+  var before: [String] = []
+  /// `--natural O`: how the panel is mounted.
+  var natural = Orientation.normal
+  /// `--settle MS`: after a turn, further changes wait this long.
+  var settleMilliseconds = 500
+  /// `--once`: apply the current orientation and exit.
+  var once = false
+  /// `--force`: run on GNOME/KDE too.
+  var force = false
+  /// `--json`: one JSON object per applied turn.
+  var json = false
+  /// `--session`: the session bus.
+  var session = false
+  /// `-v`.
+  var verbose = false
+
+  /// The paragraph of `orientd --help`.
+  static let usage = """
+    orientd rotate follows orientd (or iio-sensor-proxy) like --watch, waiting for it when it
+    is not there, and turns the screen and its touch input with each change: sway through its
+    IPC ($SWAYSOCK; touch with 'input ID map_to_output'), other wlroots compositors through
+    wlr-randr (wlr-output-management), X11 through RandR and XInput2 (the output's rotation and
+    every touchscreen, pen and eraser's "Coordinate Transformation Matrix"). GNOME and KDE
+    rotate by themselves: it says so and exits 0 unless --force. Each applied turn prints a
+    line (with --json an object: {"time":...,"orientation":"left-up","output":"eDP-1",
+    "transform":"90","touch":["..."]}).
+      --output NAME     the output to turn (default: the built-in eDP, DSI or LVDS panel)
+      --backend B       auto (default), sway, wlr-randr, x11, or none (hooks only)
+      --touch NAME      also map this input device (repeatable); with --touch-only, only these
+                        (default: every ID_INPUT_TOUCHSCREEN/ID_INPUT_TABLET device whose
+                        WL_OUTPUT is unset or names the output)
+      --when W          always (default), or tablet: only while SW_TABLET_MODE is on
+      --exec CMD        run CMD (sh -c) after each turn; --exec-before CMD before it; both
+                        with ORIENTATION, ROTATION, PREVIOUS_ORIENTATION, OUTPUT, ORIENTD_HOOK
+      --natural O       how the panel is mounted: normal, left-up, right-up, bottom-up
+                        (a portrait-native panel in a landscape device; composed in)
+      --settle MS       after a turn, changes wait MS ms and only the last counts (500)
+      --once            apply the current orientation once and exit
+      --force           run even on GNOME or KDE
+      --lock, --unlock, --toggle-lock, --lock-status
+                        change the rotation lock of the running orientd rotate (kept in
+                        $XDG_STATE_HOME/orientd/rotation-lock); on unlock the current
+                        orientation is applied. Bind --toggle-lock to a key.
+    """
+
+  /// Parses the arguments after `rotate`.
+  static func parse(_ cursor: inout ArgumentCursor) throws(UsageError) -> Options.Command {
+    var options = RotateOptions()
+    var daemonOnly: [String] = []
+    var lockFlag = ""
+    while let argument = cursor.next() {
+      let (name, inline) = ArgumentCursor.split(argument)
+      switch name {
+      case "--help", "-h":
+        return .help
+      case "--version":
+        return .version
+      case "-v", "--verbose":
+        try ArgumentCursor.noValue(name, inline)
+        options.verbose = true
+      case "--lock", "--unlock", "--toggle-lock", "--lock-status":
+        try ArgumentCursor.noValue(name, inline)
+        let request: RotationLock.Request =
+          name == "--lock"
+          ? .lock : name == "--unlock" ? .unlock : name == "--toggle-lock" ? .toggle : .status
+        if let already = options.lockRequest, already != request {
+          throw UsageError("only one of --lock, --unlock, --toggle-lock, --lock-status")
+        }
+        options.lockRequest = request
+        lockFlag = name
+      case "--output":
+        options.output = try cursor.value(for: name, inline: inline)
+        daemonOnly.append(name)
+      case "--backend":
+        let text = try cursor.value(for: name, inline: inline)
+        guard let backend = Backend(rawValue: text) else {
+          throw UsageError(
+            "--backend '\(text)': one of \(Backend.allCases.map(\.rawValue).joined(separator: ", "))"
+          )
+        }
+        options.backend = backend
+        daemonOnly.append(name)
+      case "--touch":
+        options.touch.append(try cursor.value(for: name, inline: inline))
+        daemonOnly.append(name)
+      case "--touch-only":
+        try ArgumentCursor.noValue(name, inline)
+        options.touchOnly = true
+        daemonOnly.append(name)
+      case "--when":
+        let text = try cursor.value(for: name, inline: inline)
+        guard let policy = Policy(rawValue: text) else {
+          throw UsageError("--when '\(text)': always or tablet")
+        }
+        options.policy = policy
+        daemonOnly.append(name)
+      case "--exec":
+        options.after.append(try cursor.value(for: name, inline: inline))
+        daemonOnly.append(name)
+      case "--exec-before":
+        options.before.append(try cursor.value(for: name, inline: inline))
+        daemonOnly.append(name)
+      case "--natural":
+        let text = try cursor.value(for: name, inline: inline)
+        guard let natural = Orientation(userName: text) else {
+          throw UsageError("--natural '\(text)': normal, left-up, right-up or bottom-up")
+        }
+        options.natural = natural
+        daemonOnly.append(name)
+      case "--settle":
+        let text = try cursor.value(for: name, inline: inline)
+        guard let ms = Int(text), ms >= 0, ms <= 60_000 else {
+          throw UsageError("--settle '\(text)': milliseconds, 0 to 60000")
+        }
+        options.settleMilliseconds = ms
+        daemonOnly.append(name)
+      case "--once":
+        try ArgumentCursor.noValue(name, inline)
+        options.once = true
+        daemonOnly.append(name)
+      case "--force":
+        try ArgumentCursor.noValue(name, inline)
+        options.force = true
+        daemonOnly.append(name)
+      case "--json":
+        try ArgumentCursor.noValue(name, inline)
+        options.json = true
+        daemonOnly.append(name)
+      case "--session":
+        try ArgumentCursor.noValue(name, inline)
+        options.session = true
+        daemonOnly.append(name)
+      default:
+        throw UsageError(
+          argument.hasPrefix("-")
+            ? "unknown option '\(argument)' for rotate" : "unexpected argument '\(argument)'")
+      }
+    }
+    if options.lockRequest != nil, let wrong = daemonOnly.first {
+      throw UsageError("\(wrong) does not apply with \(lockFlag)")
+    }
+    if options.touchOnly && options.touch.isEmpty {
+      throw UsageError("--touch-only needs at least one --touch NAME")
+    }
+    return .rotate(options)
+  }
+}
