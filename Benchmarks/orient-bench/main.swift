@@ -329,6 +329,9 @@ func printTable(_ results: [Benchmark.ProfileResult]) {
     var line = pad("all rotations", 18, right: false)
     for d in 0..<3 { line += "  " + cells(result.total(d) { $0.isRotation }, scenario: nil) }
     print(line)
+    line = pad("all turns", 18, right: false)
+    for d in 0..<3 { line += "  " + cells(result.total(d) { $0.hasRotations }, scenario: nil) }
+    print(line)
     line = pad("everything", 18, right: false)
     for d in 0..<3 { line += "  " + cells(result.total(d), scenario: nil) }
     print(line)
@@ -337,11 +340,19 @@ func printTable(_ results: [Benchmark.ProfileResult]) {
 
 func printDetails(_ results: [Benchmark.ProfileResult]) {
   for result in results {
+    for line in result.scale.mismatches {
+      print("  \(result.profile.name) orientd: wrong scale: \(line)")
+    }
     for scenario in result.scenarios {
       for (d, name) in Benchmark.detectors.enumerated() {
         let s = scenario.scores[d]
         for label in s.missedLabels {
           print("  \(result.profile.name) \(name): missed \(label)")
+        }
+        if s.highTiltUncommitted > 0 {
+          print(
+            "  \(result.profile.name) \(name): \(scenario.scenario.rawValue): "
+              + "\(s.highTiltUncommitted) rotations beyond 55 degrees back-tilt not committed")
         }
         var counts: [String: Int] = [:]
         for label in s.spuriousLabels { counts[label, default: 0] += 1 }

@@ -436,7 +436,7 @@ final class BufferSampler: Sampler {
                 + " is not near now; using read times instead (logged once)")
           }
         }
-        handler(.reading(RawReading(timestamp: time, x: x, y: y, z: z)))
+        handler(.reading(RawReading(timestamp: time, x: Double(x), y: Double(y), z: Double(z))))
         if stopped { return }
       }
     }

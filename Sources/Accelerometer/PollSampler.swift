@@ -88,7 +88,7 @@ final class PollSampler: Sampler {
   }
 
   private enum AxisRead {
-    case value(Int64)
+    case value(Double)
     case bad
     case gone
   }
@@ -97,9 +97,9 @@ final class PollSampler: Sampler {
   private func poll() {
     guard !stopped, files.count == 3 else { return }
     var failed = false
-    var x: Int64 = 0
-    var y: Int64 = 0
-    var z: Int64 = 0
+    var x = 0.0
+    var y = 0.0
+    var z = 0.0
     switch read(axis: 0) {
     case .value(let v): x = v
     case .bad: failed = true
@@ -166,10 +166,10 @@ final class PollSampler: Sampler {
 
   private func read(axis: Int) -> AxisRead {
     let file = files[axis]
-    let result: Result<Int64, RawValueProblem>
+    let result: Result<Double, RawValueProblem>
     do {
       let n = try file.pread(into: buffer, offset: 0)
-      result = SysfsValue.parseRaw(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+      result = SysfsValue.parseReading(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
     } catch {
       if error.isDeviceGone {
         let reason = "\(file.path): \(error.reason)"

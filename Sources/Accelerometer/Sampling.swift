@@ -26,12 +26,13 @@ public struct AccelerometerSample: Equatable, Sendable {
   }
 }
 
-/// An uncalibrated reading from a sampler.
+/// An uncalibrated reading from a sampler (raw values are integers from a buffer; a polled
+/// driver may write decimals such as `-25.6`).
 struct RawReading {
   var timestamp: Int64
-  var x: Int64
-  var y: Int64
-  var z: Int64
+  var x: Double
+  var y: Double
+  var z: Double
 }
 
 /// What a sampler tells its owner.

@@ -271,12 +271,12 @@ public struct AccelerometerDescription: Equatable, Sendable {
     return "is singular (determinant 0: two rows read the same axis)"
   }
 
-  /// Turns one raw reading into m/s^2 in the display frame: `M x ((raw + offset) * scale)`.
+  /// Turns one raw reading (an integer from a buffer, or a polled value that may have decimals
+  /// such as `-25.6`) into m/s^2 in the display frame: `M x ((raw + offset) * scale)`.
   @inlinable
-  public func calibrate(x: Int64, y: Int64, z: Int64) -> Vector3 {
+  public func calibrate(x: Double, y: Double, z: Double) -> Vector3 {
     let device = Vector3(
-      (Double(x) + offset.x) * scale.x, (Double(y) + offset.y) * scale.y,
-      (Double(z) + offset.z) * scale.z)
+      (x + offset.x) * scale.x, (y + offset.y) * scale.y, (z + offset.z) * scale.z)
     return mountMatrix.apply(device)
   }
 

@@ -17,7 +17,7 @@ public enum RawValueProblem: Error, Equatable, Hashable, Sendable, CustomStringC
   public var description: String {
     switch self {
     case .empty: return "empty value"
-    case .notANumber(let text): return "not an integer: \"\(text)\""
+    case .notANumber(let text): return "not a number: \"\(text)\""
     case .overflow: return "integer out of range"
     case .readError(let code): return "read error: \(code)"
     }
@@ -96,6 +96,25 @@ public enum SysfsValue {
     if negative { return .success(value) }
     let (positive, o) = Int64(0).subtractingReportingOverflow(value)
     return o ? .failure(.overflow) : .success(positive)
+  }
+
+  /// Parses a polled reading (`in_accel_x_raw`): an integer as `parseRaw` reads it, or, since
+  /// some drivers (and test beds) write them, a decimal such as `-25.6`, read exactly rather
+  /// than truncated as C `atoi` would. Exponents, `inf` and `nan` are refused.
+  public static func parseReading(_ bytes: some Collection<UInt8>) -> Result<
+    Double, RawValueProblem
+  > {
+    let integer = parseRaw(bytes)
+    switch integer {
+    case .success(let value): return .success(Double(value))
+    case .failure(.notANumber(let shown)):
+      guard bytes.count <= maxBytes, !bytes.contains(where: { $0 == 0x65 || $0 == 0x45 }),
+        let value = try? DecimalText.parseDouble(
+          String(decoding: bytes.filter { $0 != 0 }, as: UTF8.self))
+      else { return .failure(.notANumber(shown)) }
+      return .success(value)
+    case .failure(let problem): return .failure(problem)
+    }
   }
 
   /// Parses a decimal attribute (`in_accel_scale`, `sampling_frequency`) independently of the

@@ -66,7 +66,8 @@ public struct RejectionCounts: Sendable, Equatable {
 ///
 /// Per sample (see docs/detector.md for the reasoning):
 /// 1. Invalid samples (NaN/infinite, zero vector, time going backwards, magnitude far from g)
-///    are counted in `rejections` and otherwise ignored.
+///    are counted in `rejections` and otherwise ignored. "g" is `parameters.gravity`, or the
+///    sensor's own 1 g when its still readings say its scale is off (`gravityEstimator`).
 /// 2. A first-order low-pass filter with time constant `filterTimeConstant` (alpha =
 ///    1 - exp(-dt/tau), so it is rate independent) estimates gravity. A gap longer than
 ///    `gapReset` restarts the filter at the new sample.
@@ -83,8 +84,11 @@ public struct RejectionCounts: Sendable, Equatable {
 ///    filter by `turnAngle`, away from the current orientation) is decisive at once. While it
 ///    turns faster, T is `settleTimeSlow`. The candidate is committed when the evidence reaches
 ///    1; one sample adds at most 0.5, so a single wild sample never commits. Evidence is
-///    cleared when the candidate changes or falls back into the band, and does not grow while
-///    the magnitude says the device is shaken or jolted (`motionThreshold`, `motionHold`).
+///    cleared when the candidate changes or falls back into the band. It does not grow at all
+///    within `motionHold` of an impact (the magnitude off g by more than `impactThreshold`:
+///    shaking, a hard jolt), and grows only from decisive evidence (the turn rule, or
+///    `decisiveAngle` deep), held for at least `motionSettleTime`, within `motionHold` of
+///    motion (off by more than `motionThreshold`: footsteps, braking).
 /// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
 ///    at once, so a new client gets an answer within one sample.
 ///
@@ -108,15 +112,20 @@ public struct OrientationDetector: Sendable {
   public private(set) var rejections = RejectionCounts()
   /// How many times a gap restarted the filter (the first sample included).
   public private(set) var filterResets = 0
+  /// The sensor's own 1 g, found from still readings (see `GravityEstimator`): the magnitude
+  /// tests use its `gravity`, which is `parameters.gravity` unless the sensor's scale is off.
+  public private(set) var gravityEstimator: GravityEstimator
 
   // Precomputed constants.
   private let tau: Double
   private let turnTau: Double
   private let turnRadians: Double
-  private let rejectLow2: Double
-  private let rejectHigh2: Double
-  private let motionLow2: Double
-  private let motionHigh2: Double
+  private var rejectLow2: Double
+  private var rejectHigh2: Double
+  private var motionLow2: Double
+  private var motionHigh2: Double
+  private var impactLow2: Double
+  private var impactHigh2: Double
   private let sinFlatEnter2: Double
   private let sinFlatLeave2: Double
   private let sinVerticalUp2: Double
@@ -135,6 +144,7 @@ public struct OrientationDetector: Sendable {
   private var decideNow = true
   private var flat = false
   private var lastMotionTime = -Double.infinity
+  private var lastImpactTime = -Double.infinity
   /// The orientation gathering evidence to replace `orientation` (`undefined` when none).
   public private(set) var candidate: Orientation = .undefined
   /// The evidence for `candidate`, from 0 to 1 (committed at 1).
@@ -146,6 +156,9 @@ public struct OrientationDetector: Sendable {
   /// The slower reference filter for the turn rule.
   private var reference = Vector3.zero
   private var previousRaw = Vector3.zero
+  /// The squared magnitude through the same low-pass filter (not the filtered vector's: a
+  /// turn shortens that, a turn is not motion).
+  private var filteredM2 = 0.0
 
   /// Creates a detector in the `undefined` state.
   ///
@@ -158,11 +171,9 @@ public struct OrientationDetector: Sendable {
     tau = p.filterTimeConstant
     turnTau = p.turnTimeConstant
     turnRadians = p.turnAngle * degrees
-    let g = p.gravity
-    rejectLow2 = square(g * (1 - p.magnitudeTolerance))
-    rejectHigh2 = square(g * (1 + p.magnitudeTolerance))
-    motionLow2 = square(g * (1 - p.motionThreshold))
-    motionHigh2 = square(g * (1 + p.motionThreshold))
+    gravityEstimator = GravityEstimator(nominal: p.gravity)
+    (rejectLow2, rejectHigh2, motionLow2, motionHigh2, impactLow2, impactHigh2) =
+      OrientationDetector.magnitudeLimits(gravity: p.gravity, parameters: p)
     sinFlatEnter2 = square(sin(p.flatEnter * degrees))
     sinFlatLeave2 = square(sin(p.flatLeave * degrees))
     sinVerticalUp2 = square(sin(min(p.verticalLimit + 1.5, 89) * degrees))
@@ -176,13 +187,39 @@ public struct OrientationDetector: Sendable {
     sinSettled2 = square(sin(p.settledAngle * degrees))
   }
 
-  /// Forgets everything but the parameters and counters: back to `undefined`.
+  /// Forgets everything but the parameters, the counters and the gravity estimate (a property
+  /// of the sensor, not of the motion): back to `undefined`.
   public mutating func reset() {
     let counts = rejections
     let resets = filterResets
+    let estimator = gravityEstimator
     self = OrientationDetector(parameters: parameters)
     rejections = counts
     filterResets = resets
+    gravityEstimator = estimator
+    useGravity(estimator.gravity)
+  }
+
+  /// Forgets the gravity estimate too (another sensor): back to `parameters.gravity`.
+  public mutating func resetGravityEstimate() {
+    gravityEstimator = GravityEstimator(nominal: parameters.gravity)
+    useGravity(parameters.gravity)
+  }
+
+  /// The squared magnitude limits (reject, motion, impact: low/high) for a gravity.
+  private static func magnitudeLimits(gravity g: Double, parameters p: DetectorParameters)
+    -> (Double, Double, Double, Double, Double, Double)
+  {
+    (
+      square(g * (1 - p.magnitudeTolerance)), square(g * (1 + p.magnitudeTolerance)),
+      square(g * (1 - p.motionThreshold)), square(g * (1 + p.motionThreshold)),
+      square(g * (1 - p.impactThreshold)), square(g * (1 + p.impactThreshold))
+    )
+  }
+
+  private mutating func useGravity(_ g: Double) {
+    (rejectLow2, rejectHigh2, motionLow2, motionHigh2, impactLow2, impactHigh2) =
+      OrientationDetector.magnitudeLimits(gravity: g, parameters: parameters)
   }
 
   /// Feeds one sample.
@@ -216,12 +253,21 @@ public struct OrientationDetector: Sendable {
       return nil
     }
     lastTime = t
+    let scaleWasOff = gravityEstimator.isScaleOff
+    if gravityEstimator.add(time: t, x, y, z, m2: m2) {
+      useGravity(gravityEstimator.gravity)
+      // The samples rejected before were off by the scale, not moving: no motion hold.
+      if gravityEstimator.isScaleOff && !scaleWasOff {
+        lastMotionTime = -Double.infinity
+        lastImpactTime = -Double.infinity
+      }
+    }
     guard m2 >= rejectLow2, m2 <= rejectHigh2 else {
       rejections.magnitude += 1
       lastMotionTime = t
+      lastImpactTime = t
       return nil
     }
-    if m2 < motionLow2 || m2 > motionHigh2 { lastMotionTime = t }
 
     // Low-pass filter, restarted after a gap.
     var dt = t - gravityTime
@@ -229,6 +275,7 @@ public struct OrientationDetector: Sendable {
     if !filterLive || dt > parameters.gapReset {
       gravity = Vector3(x, y, z)
       reference = gravity
+      filteredM2 = m2
       filterLive = true
       hasReading = true
       decideNow = true
@@ -265,6 +312,7 @@ public struct OrientationDetector: Sendable {
       gravity.x += (x - gravity.x) * alpha
       gravity.y += (y - gravity.y) * alpha
       gravity.z += (z - gravity.z) * alpha
+      filteredM2 += (m2 - filteredM2) * alpha
       let beta = cachedTurnAlpha
       reference.x += (x - reference.x) * beta
       reference.y += (y - reference.y) * beta
@@ -277,6 +325,13 @@ public struct OrientationDetector: Sendable {
     let f = gravity
     let f2 = f.x * f.x + f.y * f.y + f.z * f.z
     guard f2 > 0 else { return nil }
+    // Motion and impacts from the filtered magnitude: the same at every sampling rate, and
+    // blind to the hand's tremor and the heel strikes a fast sensor sees sample by sample.
+    let fm2 = filteredM2
+    if fm2 < motionLow2 || fm2 > motionHigh2 {
+      lastMotionTime = t
+      if fm2 < impactLow2 || fm2 > impactHigh2 { lastImpactTime = t }
+    }
     let z2 = f.z * f.z
     if flat {
       if z2 < sinFlatLeave2 * f2 { flat = false }
@@ -349,21 +404,34 @@ public struct OrientationDetector: Sendable {
       candidate = nearest
       evidence = 0
     }
-    guard t - lastMotionTime >= parameters.motionHold else { return false }
+    let hold = parameters.motionHold
+    guard t - lastImpactTime >= hold else { return false }
+    let moving = t - lastMotionTime < hold
     var wait = parameters.settleTimeSlow
-    if steady && turning(u: u, v: v) {
+    if moving {
+      // Walking or braking: footsteps tilt single readings, so steadiness says little; only
+      // decisive evidence counts, and it must hold for motionSettleTime.
+      guard turning(u: u, v: v) || depth(minor: minor, major: major) >= 1 else { return false }
+      wait = max(settleTimeFast, parameters.motionSettleTime)
+    } else if steady && turning(u: u, v: v) {
       wait = settleTimeFast
     } else if steady {
       // x: 0 at the band's edge, 1 at decisiveAngle. The wait falls as 1 - x^2: it stays
       // long through the marginal zone and shortens sharply near the decisive depth.
-      let depth = 45 - atan2(minor, major) * (180 / Double.pi)
-      let x = min(1, (depth - bandEdge) * settleScale)
+      let x = depth(minor: minor, major: major)
       wait = settleTimeFast + (wait - settleTimeFast) * (1 - x * x)
     }
     // At most half the evidence from one sample: a change always needs two samples that agree.
     evidence += min(0.5, wait > 0 ? dt / wait : 1)
     if evidence >= 1 { return commit(nearest) }
     return false
+  }
+
+  /// How deep the angle is into the candidate's sector: 0 at the band's edge, 1 at (or beyond)
+  /// `decisiveAngle`.
+  private func depth(minor: Double, major: Double) -> Double {
+    let degrees = 45 - atan2(minor, major) * (180 / Double.pi)
+    return min(1, (degrees - bandEdge) * settleScale)
   }
 
   /// Whether the filtered in-plane angle leads the reference filter's by at least `turnAngle`,

@@ -72,12 +72,25 @@ public struct DetectorParameters: Sendable, Equatable {
   public var magnitudeTolerance: Double = 0.5
 
   /// Samples whose magnitude differs from `gravity` by more than this fraction count as motion
-  /// (shaking, walking impacts, braking): no change is committed until the motion has stopped
-  /// for `motionHold`.
+  /// (walking, braking): until the motion has stopped for `motionHold`, only decisive evidence
+  /// is gathered (see `impactThreshold`).
   public var motionThreshold: Double = 0.15
 
-  /// How long, in seconds, after the last motion sample before evidence for a change is
-  /// gathered again.
+  /// Samples whose magnitude differs from `gravity` by more than this fraction are impacts
+  /// (shaking, a hard jolt): no evidence at all is gathered until they have stopped for
+  /// `motionHold`. Between `motionThreshold` and this (footsteps, a car braking) only decisive
+  /// evidence counts: a deliberate turn (`turnAngle`) or an angle `decisiveAngle` deep into
+  /// the new sector, so a device turned while walking still turns quickly while one held near
+  /// a diagonal does not flicker.
+  public var impactThreshold: Double = 0.4
+
+  /// How long, in seconds, a decisive new orientation must hold while the device is moving
+  /// (within `motionHold` of a sample beyond `motionThreshold`): footsteps and braking tilt the
+  /// reading for a moment; a turn made while walking holds.
+  public var motionSettleTime: Double = 0.15
+
+  /// How long, in seconds, after the last motion (or impact) sample before all evidence for a
+  /// change is gathered again.
   public var motionHold: Double = 0.15
 
   /// A gap between samples longer than this, in seconds (the sensor was paused, or the stream
@@ -120,6 +133,10 @@ public struct DetectorParameters: Sendable, Equatable {
     case magnitudeTolerance = "magnitude-tolerance"
     /// `motionThreshold`.
     case motionThreshold = "motion-threshold"
+    /// `impactThreshold`.
+    case impactThreshold = "impact-threshold"
+    /// `motionSettleTime`.
+    case motionSettleTime = "motion-settle-time"
     /// `motionHold`.
     case motionHold = "motion-hold"
     /// `gapReset`.
@@ -131,12 +148,12 @@ public struct DetectorParameters: Sendable, Equatable {
     public var unit: String {
       switch self {
       case .filterTimeConstant, .settleTimeFast, .settleTimeSlow, .motionHold, .gapReset,
-        .turnTimeConstant:
+        .turnTimeConstant, .motionSettleTime:
         return "s"
       case .hysteresis, .decisiveAngle, .turnAngle, .flatEnter, .flatLeave, .verticalLimit,
         .settledAngle:
         return "degrees"
-      case .magnitudeTolerance, .motionThreshold: return "fraction of g"
+      case .magnitudeTolerance, .motionThreshold, .impactThreshold: return "fraction of g"
       case .steadyRate: return "degrees/s"
       case .gravity: return "m/s^2"
       }
@@ -159,6 +176,8 @@ public struct DetectorParameters: Sendable, Equatable {
       case .verticalLimit: return 0...85
       case .magnitudeTolerance: return 0.05...0.95
       case .motionThreshold: return 0.01...0.95
+      case .impactThreshold: return 0.01...0.95
+      case .motionSettleTime: return 0...5
       case .motionHold: return 0...5
       case .gapReset: return 0.01...3600
       case .gravity: return 0.1...1000
@@ -182,6 +201,8 @@ public struct DetectorParameters: Sendable, Equatable {
       case .verticalLimit: return "largest tilt reported as vertical"
       case .magnitudeTolerance: return "reject samples whose |a| is off g by more"
       case .motionThreshold: return "samples whose |a| is off g by more count as motion"
+      case .impactThreshold: return "samples whose |a| is off g by more are impacts"
+      case .motionSettleTime: return "hold time for a decisive change while moving"
       case .motionHold: return "quiet time after motion before changes settle"
       case .gapReset: return "sample gap that resets the filter"
       case .gravity: return "gravity as the sensor reports it at rest"
@@ -207,6 +228,8 @@ public struct DetectorParameters: Sendable, Equatable {
       case .verticalLimit: return verticalLimit
       case .magnitudeTolerance: return magnitudeTolerance
       case .motionThreshold: return motionThreshold
+      case .impactThreshold: return impactThreshold
+      case .motionSettleTime: return motionSettleTime
       case .motionHold: return motionHold
       case .gapReset: return gapReset
       case .gravity: return gravity
@@ -228,6 +251,8 @@ public struct DetectorParameters: Sendable, Equatable {
       case .verticalLimit: verticalLimit = newValue
       case .magnitudeTolerance: magnitudeTolerance = newValue
       case .motionThreshold: motionThreshold = newValue
+      case .impactThreshold: impactThreshold = newValue
+      case .motionSettleTime: motionSettleTime = newValue
       case .motionHold: motionHold = newValue
       case .gapReset: gapReset = newValue
       case .gravity: gravity = newValue
@@ -280,7 +305,8 @@ public struct DetectorParameters: Sendable, Equatable {
   ///
   /// - Throws: `ConfigError` (line 0) naming the conflicting keys: `flat-leave` must be below
   ///   `flat-enter`, `vertical-limit` below `flat-leave`, `decisive-angle` above `hysteresis`,
-  ///   `settle-time-slow` at least `settle-time-fast`, `motion-threshold` at most
+  ///   `settle-time-slow` at least `settle-time-fast`, `motion-threshold` at most `impact-threshold`,
+  ///   `impact-threshold` at most
   ///   `magnitude-tolerance`.
   public func validate(source: String) throws(ConfigError) {
     func fail(_ reason: String) -> ConfigError {
@@ -310,9 +336,14 @@ public struct DetectorParameters: Sendable, Equatable {
         "settle-time-slow (\(Self.text(settleTimeSlow))) must be at least settle-time-fast"
           + " (\(Self.text(settleTimeFast)))")
     }
-    if motionThreshold > magnitudeTolerance {
+    if motionThreshold > impactThreshold {
       throw fail(
-        "motion-threshold (\(Self.text(motionThreshold))) must not exceed magnitude-tolerance"
+        "motion-threshold (\(Self.text(motionThreshold))) must not exceed impact-threshold"
+          + " (\(Self.text(impactThreshold)))")
+    }
+    if impactThreshold > magnitudeTolerance {
+      throw fail(
+        "impact-threshold (\(Self.text(impactThreshold))) must not exceed magnitude-tolerance"
           + " (\(Self.text(magnitudeTolerance)))")
     }
   }

@@ -81,6 +81,8 @@ public final class OrientDaemon {
   private var holdTimer: EventLoop.Timer?
   private var awaitingFirstReading = false
   private var lastGravity: (vector: Vector3, time: Double)?
+  /// Whether the detector's finding that the sensor's scale is off was logged.
+  private var scaleReported = false
 
   /// `/org/orientd/Orientation1`.
   static let orientdPath = path("/org/orientd/Orientation1")
@@ -408,6 +410,8 @@ public final class OrientDaemon {
     guard let status else {
       logger.notice("no display accelerometer: orientation undefined until one appears")
       detector.reset()
+      detector.resetGravityEstimate()
+      scaleReported = false
       lastGravity = nil
       awaitingFirstReading = false
       publish(PublishedState())
@@ -430,6 +434,16 @@ public final class OrientDaemon {
     let a = sample.acceleration
     let update = detector.process(time: Double(sample.timestamp) / 1e9, a.x, a.y, a.z)
     if detector.hasReading { lastGravity = (detector.gravity, detector.gravityTime) }
+    if !scaleReported, detector.gravityEstimator.isScaleOff {
+      scaleReported = true
+      let active = manager.active?.description
+      let scale = active.map {
+        $0.scale.x == $0.scale.y && $0.scale.y == $0.scale.z ? $0.scale.x : nil
+      }
+      logger.warning(
+        "\(active?.sysname ?? "accelerometer"): "
+          + detector.gravityEstimator.scaleAdvice(scale: scale ?? nil))
+    }
     guard let update else { return }
     var next = published
     // Undefined only while flat since the start: then the last orientation stays published.

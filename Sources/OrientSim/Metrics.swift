@@ -6,7 +6,8 @@ import OrientCore
 /// - latency: commit time of the target minus the time the true (scripted) angle entered the
 ///   target's sector, i.e. crossed its 45 degree boundary (135 for a 180 degree turn); can be
 ///   negative for a rule that switches before the boundary;
-/// - missed: a rotation whose target was not committed within 1.5 s after the turn ended;
+/// - missed: a rotation whose target was not committed within 1.5 s after the turn ended, at a
+///   back-tilt up to 55 degrees (beyond it, counted apart as `highTiltUncommitted`);
 /// - spurious: a committed change during a hold, a change to an orientation not allowed in a
 ///   transition, a change during a rotation other than the target or the one intermediate the
 ///   turn passes through, any change after the target, or any change beyond the first during a
@@ -24,6 +25,10 @@ public struct Score: Sendable, Equatable {
   public var missed = 0
   /// Labels of the missed rotations (run and tilt), for the report.
   public var missedLabels: [String] = []
+  /// Rotations beyond `Score.requiredTilt` of back-tilt that were not committed (not a miss:
+  /// the device is close to flat there; counted apart so a judge cannot look fast by
+  /// committing only the easy ones unnoticed).
+  public var highTiltUncommitted = 0
   /// Commits of the orientation a 180 degree turn passes through.
   public var intermediates = 0
   /// Spurious changes.
@@ -43,6 +48,9 @@ public struct Score: Sendable, Equatable {
   /// Sweeps that never switched.
   public var missedSweeps = 0
 
+  /// The largest back-tilt, in degrees, at which a rotation must be committed.
+  public static let requiredTilt = 55.0
+
   /// An empty score.
   public init() {}
 
@@ -52,6 +60,7 @@ public struct Score: Sendable, Equatable {
     rotations += other.rotations
     missed += other.missed
     missedLabels += other.missedLabels
+    highTiltUncommitted += other.highTiltUncommitted
     intermediates += other.intermediates
     spurious += other.spurious
     spuriousLabels += other.spuriousLabels
@@ -183,7 +192,9 @@ public func score(_ commits: [Commit], against run: Run, index: Int = 0) -> Scor
         }
       }
       flag(bad)
-      if !done {
+      if !done && tilt > Score.requiredTilt {
+        s.highTiltUncommitted += 1
+      } else if !done {
         // Already showing the target before the turn (a baseline that never left it) does
         // not count as a commit; it is still a miss.
         s.missed += 1

@@ -154,6 +154,23 @@ public struct MotionScript: Sendable {
     longestPulse = pulses.map(\.duration).max() ?? 0
   }
 
+  /// Until when the device is only held (hand wobble and tremor, which are on all along):
+  /// the first keyframe that moves it, the first vibration, pulse or translation.
+  public var quietUntil: Double {
+    var t = duration
+    for list in [vibration.x, vibration.y, vibration.z, angleWobble, tiltWobble] {
+      for o in list where o.start.isFinite { t = min(t, o.start) }
+    }
+    for p in pulses { t = min(t, p.start) }
+    for m in translations { t = min(t, m.start) }
+    for (a, b) in zip(keyframes, keyframes.dropFirst()) where a.angle != b.angle || a.tilt != b.tilt
+    {
+      t = min(t, a.time)
+      break
+    }
+    return t
+  }
+
   /// The scripted (keyframe) pose at `t`, without wobble: the "true" angle the metrics use.
   public func keyPose(at t: Double) -> (angle: Double, tilt: Double) {
     guard let first = keyframes.first else { return (0, 0) }

@@ -2,6 +2,7 @@ import Accelerometer
 import Glibc
 import JSON
 import OrientCore
+import OrientDaemon
 import OrientLog
 import SystemKit
 
@@ -24,6 +25,10 @@ enum ListSensorsCommand {
     }
     let sensors = manager.sensors
     let outcome = manager.choice
+    // The sensor's own 1 g, read for a moment from the one orientd would use (see docs/detector.md).
+    let nominal =
+      (try? DaemonConfiguration.load(path: options.configPath))?.detector.gravity ?? standardGravity
+    let gravity = outcome.chosen.map { GravityCheck(sensor: $0, nominal: nominal) }
     if options.json {
       let document = JSONValue.object([
         ("sensors", .array(sensors.map(\.jsonValue))),
@@ -32,16 +37,19 @@ enum ListSensorsCommand {
         ("chosenRate", manager.active.map { .number($0.rate) } ?? .null),
         ("notChosen", .array(outcome.notChosen.map { .string($0) })),
         ("triggers", .array(manager.knownTriggers.map { .string($0.name) })),
+        ("gravity_estimate", gravity?.jsonValue ?? .null),
       ])
       StandardStream.output.writeLine(document.encoded())
     } else {
-      StandardStream.output.writeLine(text(sensors, outcome: outcome, manager: manager))
+      StandardStream.output.writeLine(
+        text(sensors, outcome: outcome, manager: manager, gravity: gravity))
     }
     return sensors.isEmpty ? .unavailable : .success
   }
 
   private static func text(
-    _ sensors: [AccelerometerDescription], outcome: SensorChoice.Outcome, manager: SensorManager
+    _ sensors: [AccelerometerDescription], outcome: SensorChoice.Outcome, manager: SensorManager,
+    gravity: GravityCheck?
   ) -> String {
     if sensors.isEmpty {
       return "No IIO accelerometer found (looked for in_accel_{x,y,z}_raw and "
@@ -85,6 +93,7 @@ enum ListSensorsCommand {
       } else {
         row("sampling freq", "-")
       }
+      if used, let gravity { row("gravity (1 g)", gravity.text) }
       for problem in sensor.problems { row("problem", problem) }
       lines.append("")
     }

@@ -39,6 +39,7 @@ enum Replay {
     var reader = LineReader(input, maxLineLength: TraceParser.maxLineLength)
     var parser = TraceParser(source: source)
     var detector = OrientationDetector(parameters: parameters)
+    var scaleReported = false
     var output = OutputBuffer()
     while true {
       let line: ArraySlice<UInt8>?
@@ -64,7 +65,13 @@ enum Replay {
         complain(error.description)
         return .dataError
       }
-      guard let sample, let update = detector.process(sample),
+      let update = sample.flatMap { detector.process($0) }
+      if !scaleReported, detector.gravityEstimator.isScaleOff {
+        scaleReported = true
+        output.flush()
+        complain("\(source): " + detector.gravityEstimator.scaleAdvice(scale: nil))
+      }
+      guard let update,
         update.orientationChanged || (options.tilt && update.tiltChanged)
       else {
         continue

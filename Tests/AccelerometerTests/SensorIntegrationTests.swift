@@ -352,7 +352,8 @@ struct SensorIntegrationTests {
     var scenario = UMockdevScenario(devices: [parent, device])
     scenario.spawn([try probe, "--start"])
     scenario.expect("^sample ")
-    for garbage in ["abc\n", "", "99999999999999999999999\n", "-25.6\n", "\n", "12abc\n"] {
+    // (`-25.6` is a valid reading since issue 12: decimals are read as such.)
+    for garbage in ["abc\n", "", "99999999999999999999999\n", "1e3\n", "\n", "12abc\n"] {
       scenario.set(device, "in_accel_y_raw", garbage)
       scenario.drain(0.25)
     }

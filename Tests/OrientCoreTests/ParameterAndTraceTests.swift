@@ -59,7 +59,8 @@ import Testing
     ("vertical-limit = 64", "vertical-limit (64) must be more than 3 degrees below flat-leave"),
     ("decisive-angle = 10", "decisive-angle (10) must be above hysteresis (14)"),
     ("settle-time-slow = 0.01", "settle-time-slow (0.01) must be at least settle-time-fast"),
-    ("motion-threshold = 0.6", "must not exceed magnitude-tolerance"),
+    ("motion-threshold = 0.45", "motion-threshold (0.45) must not exceed impact-threshold (0.4)"),
+    ("impact-threshold = 0.6", "must not exceed magnitude-tolerance"),
     ("turn-time-constant = 0.01", "must not be below filter-time-constant"),
   ])
   func conflictingValuesAreReportedAtTheSection(line: String, reason: String) {

@@ -154,3 +154,51 @@ import Testing
     #expect(result.scores[2].rotations == 12)
   }
 }
+
+/// The everyday situations of issue 12, fixed seed: orientd is no worse than Android's
+/// listener in each (latency and spurious changes), misses nothing, and makes the same changes
+/// on a sensor whose scale is off.
+@Suite struct EverydayScenarioChecks {
+  @Test(arguments: [
+    Scenario.putDownTurning, .walkTurn, .bed, .handOver, .carTurn, .pickUpRotated,
+  ])
+  func aheadOfAndroid(scenario: Scenario) {
+    let benchmark = Benchmark(seed: 5, repetitions: 1)
+    let result = benchmark.run(scenario, on: .medium)
+    let ours = result.scores[0]
+    let android = result.scores[1]
+    #expect(ours.spurious <= android.spurious, "\(ours.spuriousLabels)")
+    #expect(ours.missed == 0, "\(ours.missedLabels)")
+    #expect(ours.holdAccuracy >= 0.999)
+    if let p95 = ours.latencyPercentile(95), let reference = android.latencyPercentile(95) {
+      #expect(p95 <= reference, "p95 \(p95) vs android \(reference)")
+    }
+    #expect(scenario.hasRotations == (ours.rotations > 0))
+    #expect(result.scale.mismatches.isEmpty, "\(result.scale.mismatches)")
+  }
+
+  @Test func putDownTurningIsModelledAsDescribed() {
+    // Drifting 40-85 degrees while the back-tilt goes from ~30 to ~88 within ~0.6 s, then
+    // picked up again in the orientation it started in.
+    let benchmark = Benchmark(seed: 5, repetitions: 1)
+    for run in benchmark.runs(.putDownTurning) {
+      let keys = run.script.keyframes
+      let held = keys[1]
+      let flat = keys[2]
+      let up = keys[4]
+      let centre = (held.angle / 90).rounded() * 90
+      #expect((40...85).contains(abs(flat.angle - centre)), "\(run.label)")
+      #expect((25...35).contains(held.tilt) && flat.tilt >= 86, "\(run.label)")
+      #expect((0.5...0.7).contains(flat.time - held.time), "\(run.label)")
+      #expect(nearestOrientation(toAngle: up.angle) == nearestOrientation(toAngle: held.angle))
+    }
+  }
+
+  @Test func wrongScaleReplaysMatchOnTheRotations() {
+    let benchmark = Benchmark(seed: 5, repetitions: 1)
+    let result = benchmark.run(.rotate90Medium, on: .slow)
+    #expect(result.scale.runs == 3)
+    #expect(result.scale.matched == 9, "\(result.scale.mismatches)")
+    #expect(result.scale.slowestCalibration <= 10)
+  }
+}

@@ -1,7 +1,8 @@
 // The scalars the kernel writes in IIO sysfs attributes: raw values (`in_accel_x_raw`,
-// `Accelerometer.SysfsValue.parseRaw`), decimals (`in_accel_scale`, `sampling_frequency`,
-// `OrientCore.DecimalText`), integers and flags, `*_available` lists and ranges
-// (`AvailableValues`), the timestamp clock, and the fixed-point text written back.
+// `Accelerometer.SysfsValue.parseRaw`, and `parseReading`, which also reads decimals),
+// decimals (`in_accel_scale`, `sampling_frequency`, `OrientCore.DecimalText`), integers and
+// flags, `*_available` lists and ranges (`AvailableValues`), the timestamp clock, and the
+// fixed-point text written back.
 //
 // Invariants: the raw parser agrees with `DecimalText.parseInteger` wherever the latter
 // accepts, and its value prints and re-parses unchanged; an accepted decimal is finite, is what
@@ -33,6 +34,14 @@ public func fuzzSysfsValues(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
   }
   if case .failure(.notANumber(let shown)) = raw {
     require(shown.utf8.count <= 32, "the shown garbage is \(shown.utf8.count) bytes long")
+  }
+  // Polled readings: an integer reads as parseRaw does; a decimal (`-25.6`) is finite.
+  let reading = SysfsValue.parseReading(bytes)
+  if case .success(let value) = raw {
+    require(reading == .success(Double(value)), "parseReading \(reading) but parseRaw \(value)")
+  }
+  if case .success(let value) = reading {
+    require(value.isFinite, "parseReading gave \(value) for \(bytes)")
   }
 
   // Decimals.
