@@ -149,7 +149,7 @@ public final class WatchLinesSource: OrientationSource {
   /// malformed `.badData` (the wrong input).
   public var problem: CaptureError? {
     guard current == nil else { return nil }
-    let wait = OrientationResolver.firstReadingNanoseconds / 1_000_000_000
+    let wait = OrientationResolver.firstReadingTimeout.components.seconds
     var why = hasEnded ? "ended" : "gave nothing usable within \(wait) s"
     if parser.sawUndefined { why += " (only \"undefined\": no accelerometer reading yet)" }
     let malformed = !parser.warnings.isEmpty && !parser.sawUndefined
@@ -229,7 +229,7 @@ public final class OrientationResolver {
   /// `--orientation-fallback`, if given.
   public let fallback: Orientation?
   /// How long to wait for a first reading from a pipe or the bus.
-  public static let firstReadingNanoseconds: Int64 = 5_000_000_000
+  public static let firstReadingTimeout: Duration = .seconds(5)
   private let logger: Logger
 
   /// Creates a resolver.
@@ -255,7 +255,7 @@ public final class OrientationResolver {
       if source.current == nil && !source.hasEnded && !stopWaiting() {
         try loop.run(
           until: { source.current != nil || source.hasEnded || stopWaiting() },
-          timeoutNanoseconds: OrientationResolver.firstReadingNanoseconds)
+          timeout: OrientationResolver.firstReadingTimeout)
       }
     } catch {
       throw CaptureError(.software, "event loop failed: \(error)")
@@ -320,7 +320,7 @@ public final class LineInput {
       watch = try loop.watch(descriptor.rawValue, for: .readable) { [weak self] _ in
         self?.drain()
       }
-    } catch  where error.errno == EPERM {
+    } catch  where error.code == .notPermitted {
       // Regular files are always "ready"; read them now, on the loop, in order.
       loop.post { [weak self] in self?.drain() }
     }

@@ -158,8 +158,8 @@ public enum AtomicFileWriter {
       fd = try FileDescriptor(
         path: directory, options: [.writeOnly, .temporaryFile], permissions: 0o644)
     } catch {
-      guard [EOPNOTSUPP, EISDIR, EINVAL].contains(error.errno) else {
-        throw Failure(errno: error.errno, step: "create")
+      guard [EOPNOTSUPP, EISDIR, EINVAL].contains(error.code.rawValue) else {
+        throw Failure(errno: error.code.rawValue, step: "create")
       }
       // No O_TMPFILE here: a named temporary file beside the target.
       let base = path.split(separator: "/").last.map(String.init) ?? "photo"
@@ -180,7 +180,8 @@ public enum AtomicFileWriter {
       try fd.sync()
     } catch {
       cleanUp()
-      throw Failure(errno: error.errno, step: error.operation == "fsync" ? "fsync" : "write")
+      throw Failure(
+        errno: error.code.rawValue, step: error.operation == "fsync" ? "fsync" : "write")
     }
     if let temporary {
       if overwrite {
@@ -257,10 +258,10 @@ public enum AtomicFileWriter {
   static func syncDirectory(_ directory: String) -> Int32 {
     let dir: FileDescriptor
     do { dir = try FileDescriptor(path: directory, options: [.directory]) } catch {
-      return error.errno
+      return error.code.rawValue
     }
     do { try dir.sync() } catch {
-      return error.errno == EINVAL ? 0 : error.errno
+      return error.code.rawValue == EINVAL ? 0 : error.code.rawValue
     }
     return 0
   }

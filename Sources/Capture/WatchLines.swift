@@ -69,7 +69,7 @@ public struct WatchLineParser: Sendable {
   public mutating func parse(_ line: String) {
     lineCount += 1
     let here = "\(label):\(lineCount)"
-    let trimmed = line.trimmingWhitespace()
+    let trimmed = String(line.trimming(Padding.spacesAndTabs))
     if trimmed.isEmpty { return }
     let value: JSONValue
     do { value = try JSONValue(parsing: trimmed) } catch {
@@ -98,16 +98,5 @@ public struct WatchLineParser: Sendable {
     } else {
       warnings.append("\(here): no \"orientation\" member; line ignored")
     }
-  }
-}
-
-extension String {
-  /// Without leading and trailing spaces, tabs and carriage returns.
-  func trimmingWhitespace() -> String {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-    guard let start = firstIndex(where: { !isSpace($0) }),
-      let end = lastIndex(where: { !isSpace($0) })
-    else { return "" }
-    return String(self[start...end])
   }
 }

@@ -40,7 +40,8 @@ public enum RotationLock {
     defer { fclose(file) }
     var buffer = [CChar](repeating: 0, count: 32)
     guard fgets(&buffer, 32, file) != nil else { return false }
-    return String(cString: buffer).hasPrefix("locked")
+    let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self).hasPrefix("locked")
   }
 
   /// Saves the state (creating the directory), replacing the file atomically.

@@ -353,7 +353,7 @@ public final class CameraSession {
   }
 
   private func stdinLine(_ line: String) {
-    let text = line.trimmingCharacters()
+    let text = String(line.trimming(Padding.spacesAndTabs))
     // Keep the watch-line numbers (stdin:N in reports) counting every stdin line.
     if !text.hasPrefix("{") { stdinFeed?.take(line: "") }
     switch text {
@@ -420,7 +420,7 @@ public final class CameraSession {
       if shotTimer == nil {
         shotTimer = try loop.makeTimer { [weak self] in self?.takeWaitingShot() }
       }
-      try shotTimer?.schedule(afterNanoseconds: 1)
+      try shotTimer?.schedule(after: .nanoseconds(1))
     } catch {
       fail(CaptureError(.software, "cannot schedule the photo: \(error)"))
     }
@@ -521,16 +521,5 @@ public final class CameraSession {
     } else if event.name == "status" || event.name == "error" {
       logger.info(event.json.encoded())
     }
-  }
-}
-
-extension String {
-  /// Without leading and trailing spaces, tabs and carriage returns.
-  fileprivate func trimmingCharacters() -> String {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-    guard let start = firstIndex(where: { !isSpace($0) }),
-      let end = lastIndex(where: { !isSpace($0) })
-    else { return "" }
-    return String(self[start...end])
   }
 }

@@ -109,8 +109,7 @@ final class PreviewController {
     do {
       let timer = try loop.makeTimer(tick)
       frameTimer = timer
-      try timer.schedule(
-        afterNanoseconds: 1_000_000, intervalNanoseconds: Int64(1_000_000_000 / fps))
+      try timer.schedule(after: .milliseconds(1), interval: .seconds(1) / fps)
     } catch {
       throw CaptureError(.software, "cannot start the frame timer: \(error)")
     }
@@ -151,7 +150,7 @@ final class PreviewController {
           guard let self, self.statusToken == token else { return }
           expired()
         }
-        try timer.schedule(afterNanoseconds: Int64(seconds * 1e9))
+        try timer.schedule(after: .seconds(seconds))
         statusTimer = timer
       } catch {
         logger.warning("cannot time the status: \(error)")

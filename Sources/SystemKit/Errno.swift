@@ -76,10 +76,6 @@ public struct SystemError: Error, Equatable, CustomStringConvertible, Sendable {
     self.init(Errno(rawValue: errno), operation: operation, path: path)
   }
 
-  /// The C value of `code`, for code that still compares with the C constants.
-  @available(*, deprecated, message: "compare `code` with the named Errno constants")
-  public var errno: Int32 { code.rawValue }
-
   /// `strerror(3)` for this error number.
   public var reason: String { code.description }
 

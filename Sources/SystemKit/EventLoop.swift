@@ -85,15 +85,6 @@ public final class EventLoop {
       _ = try retryingInterrupts("timerfd_settime") { timerfd_settime(raw, 0, &spec, nil) }
     }
 
-    /// Nanosecond form of `schedule(after:interval:)`, kept until the camera session moves
-    /// to `Duration`.
-    @available(*, deprecated, message: "use schedule(after:interval:) with a Duration")
-    public func schedule(afterNanoseconds after: Int64, intervalNanoseconds interval: Int64? = nil)
-      throws(SystemError)
-    {
-      try schedule(after: .nanoseconds(after), interval: interval.map { .nanoseconds($0) })
-    }
-
     /// Disarms the timer; it can be scheduled again.
     public func disarm() {
       var spec = itimerspec()
@@ -201,16 +192,6 @@ public final class EventLoop {
       try runOnce(timeoutMilliseconds: Int32(min(milliseconds, 60_000)))
     }
     return true
-  }
-
-  /// Nanosecond form of `run(until:timeout:)`, kept until the camera session moves to
-  /// `Duration`.
-  @available(*, deprecated, message: "use run(until:timeout:) with a Duration")
-  @discardableResult
-  public func run(until condition: () -> Bool, timeoutNanoseconds: Int64) throws(SystemError)
-    -> Bool
-  {
-    try run(until: condition, timeout: .nanoseconds(timeoutNanoseconds))
   }
 
   /// Waits once (at most `timeoutMilliseconds`, -1 for no limit) and runs what is ready.

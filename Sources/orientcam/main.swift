@@ -10,14 +10,12 @@ let orientcamVersion = "0.1.0"
 
 /// Writes a line to stdout in one `write(2)`.
 func say(_ text: String) {
-  var line = text.hasSuffix("\n") ? text : text + "\n"
-  line.withUTF8 { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
+  StandardStream.output.writeLine(text.hasSuffix("\n") ? String(text.dropLast()) : text)
 }
 
 /// Prints the error and exits with its status.
 func fail(_ error: CaptureError) -> Never {
-  var line = "orientcam: \(error.message)\n"
-  line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+  StandardStream.error.writeLine("orientcam: \(error.message)")
   exit(error.status)
 }
 
@@ -39,8 +37,7 @@ if let first = arguments.first, first == "session" || first == "layout" {
       let conflicts = try LayoutCommand.run(try LayoutOptions(arguments: rest), emit: say)
       if !conflicts.isEmpty {
         let list = conflicts.map { "  \($0)" }.joined(separator: "\n")
-        var line = "orientcam: the overlay does not fit:\n\(list)\n"
-        line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+        StandardStream.error.writeLine("orientcam: the overlay does not fit:\n\(list)")
         exit(ExitStatus.dataError)
       }
     } catch {
@@ -98,8 +95,7 @@ case .inspect(let paths, let json):
       let result = try InspectCommand.inspect(path)
       say(json ? result.encoded() : InspectCommand.text(result))
     } catch {
-      var line = "orientcam: \(error.message)\n"
-      line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+      StandardStream.error.writeLine("orientcam: \(error.message)")
       status = error.status
     }
   }

@@ -291,7 +291,7 @@ final class Rotator {
     status = code
     client.release(timeoutMilliseconds: 1_000) { [weak self] _ in self?.loop.stop() }
     stopTimer = try? loop.makeTimer { [weak self] in self?.loop.stop() }
-    try? stopTimer?.schedule(afterNanoseconds: 1_500_000_000)
+    try? stopTimer?.schedule(after: .milliseconds(1_500))
   }
 
   private func claimWhenThere() {
@@ -324,7 +324,7 @@ final class Rotator {
           self?.retryTimer = nil
           self?.claimWhenThere()
         }
-        if (try? self.retryTimer?.schedule(afterNanoseconds: 1_000_000_000)) == nil {
+        if (try? self.retryTimer?.schedule(after: .seconds(1))) == nil {
           StandardStream.error.writeLine("orientd rotate: \(error.message)")
           self.stop(ExitStatus.unavailable.rawValue)
         }
@@ -441,7 +441,7 @@ final class Rotator {
     settling = true
     if options.settleMilliseconds > 0 {
       do {
-        try settleTimer?.schedule(afterNanoseconds: Int64(options.settleMilliseconds) * 1_000_000)
+        try settleTimer?.schedule(after: .milliseconds(options.settleMilliseconds))
       } catch {
         settling = false
       }
