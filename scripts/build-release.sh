@@ -2,7 +2,7 @@
 # Release builds as installed: the Swift runtime linked statically (no Swift shared libraries
 # on the device), linked with lld using packed relative relocations (DT_RELR, glibc >= 2.36,
 # Debian 12) and a function order (link/orientd.order) that puts the code orientd runs next to
-# each other. Both cut the pages the daemon keeps resident: see README "Memory".
+# each other. Both cut the pages the daemon keeps resident: see docs/benchmark.md "Memory".
 #
 #   scripts/build-release.sh [PRODUCT...]     (default: orientd orientcam)
 set -euo pipefail

@@ -52,26 +52,13 @@ stage_bus() {
   echo "DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS"
 }
 
-# The emulated accelerometer: an MXC4005 on I2C, polled through in_accel_{x,y,z}_raw,
-# 1 g = 1000 counts; it starts upright.
+# The emulated accelerometer (Tests/Fixtures/umockdev/mxc4005.umockdev, the tests' too): an
+# MXC4005 on I2C, polled through in_accel_{x,y,z}_raw, 1 g = 1000 counts; it starts upright.
 device=/sys/devices/platform/i2c-0/i2c-MXC6655:00/iio:device0
 stage_daemon() {
   say "orientd on an emulated accelerometer (umockdev-run), log in \$work/orientd.log"
-  cat > "$work/accel.umockdev" <<'DEV'
-P: /devices/platform/i2c-0/i2c-MXC6655:00
-E: SUBSYSTEM=i2c
-E: MODALIAS=acpi:MXC6655:
-A: modalias=acpi:MXC6655:\n
-
-P: /devices/platform/i2c-0/i2c-MXC6655:00/iio:device0
-E: SUBSYSTEM=iio
-A: name=mxc4005\n
-A: in_accel_x_raw=0\n
-A: in_accel_y_raw=-1000\n
-A: in_accel_z_raw=0\n
-A: in_accel_scale=0.00980665\n
-DEV
-  umockdev-run -d "$work/accel.umockdev" -- "$orientd" -v > /dev/null 2> "$work/orientd.log" &
+  umockdev-run -d Tests/Fixtures/umockdev/mxc4005.umockdev -- "$orientd" -v > /dev/null \
+    2> "$work/orientd.log" &
   pids+=($!)
   local runner=$! daemon=""
   for _ in $(seq 100); do

@@ -15,45 +15,14 @@ cleanup() { [ -n "$bus_pid" ] && kill -9 "$bus_pid" 2>/dev/null; rm -rf "$work";
 trap cleanup EXIT
 # valgrind cannot read the DWARF lld writes; it only needs the symbol table.
 strip -g -o "$work/orientd" "$bin/orientd"
-cat > "$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$work/bus.sock</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-CONF
+# shellcheck source=scripts/private-bus.sh
+. scripts/private-bus.sh
+private_bus_conf "$work/bus.conf" "$work/bus.sock"
 bus_pid=$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid)
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
-# The emulated accelerometer of scripts/demo.sh, polled, 1 g = 1000 counts.
+# The emulated accelerometer of the tests and scripts/demo.sh, polled, 1 g = 1000 counts.
 device=/sys/devices/platform/i2c-0/i2c-MXC6655:00/iio:device0
-cat > "$work/accel.umockdev" <<'DEV'
-P: /devices/platform/i2c-0/i2c-MXC6655:00
-E: SUBSYSTEM=i2c
-A: modalias=acpi:MXC6655:\n
-
-P: /devices/platform/i2c-0/i2c-MXC6655:00/iio:device0
-E: SUBSYSTEM=iio
-A: name=mxc4005\n
-A: in_accel_x_raw=0\n
-A: in_accel_y_raw=-1000\n
-A: in_accel_z_raw=0\n
-A: in_accel_scale=0.00980665\n
-DEV
-umockdev-run -d "$work/accel.umockdev" -- valgrind --tool=callgrind --demangle=no \
+umockdev-run -d Tests/Fixtures/umockdev/mxc4005.umockdev -- valgrind --tool=callgrind --demangle=no \
   --callgrind-out-file="$work/cg.out" "$work/orientd" > "$work/orientd.log" 2>&1 &
 runner=$!
 for _ in $(seq 300); do

@@ -55,17 +55,9 @@ while let argument = arguments.popFirst() {
   }
 }
 
-let parent = UMockdevDevice(
-  devpath: "/devices/platform/i2c-0/i2c-MXC6655:00",
-  properties: [("SUBSYSTEM", "i2c"), ("MODALIAS", "acpi:MXC6655:")],
-  attributes: [("modalias", "acpi:MXC6655:\n")])
-let accel = UMockdevDevice(
-  devpath: "\(parent.devpath)/iio:device0",
-  properties: [("SUBSYSTEM", "iio"), ("IIO_SENSOR_PROXY_TYPE", "iio-poll-accel")],
-  attributes: [
-    ("name", "mxc4005\n"), ("in_accel_x_raw", "0\n"), ("in_accel_y_raw", "-1000\n"),
-    ("in_accel_z_raw", "0\n"), ("in_accel_scale", "0.00980665\n"),
-  ])
+// The emulated accelerometer of the tests (Tests/Fixtures/umockdev/mxc4005.umockdev).
+let parent = EmulatedAccelerometer.parent
+let accel = EmulatedAccelerometer.polled
 
 do {
   let bus = try PrivateBus()

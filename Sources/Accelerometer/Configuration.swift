@@ -24,7 +24,7 @@ public struct SamplingConfiguration: Equatable, Sendable {
   /// Default polled rate in Hz: one reading every 33 ms while claimed. The detector commits an
   /// abrupt turn after two or three agreeing readings (and at least 40 ms), so a change reaches
   /// clients in about 85 ms (median), a quarter of iio-sensor-proxy's 350 ms, while reading a
-  /// polled (often I2C) sensor 40% less often than at 50 Hz. See the README ("Default rates").
+  /// polled (often I2C) sensor 40% less often than at 50 Hz. See docs/sensors.md ("Default rates").
   public static let defaultPollRate = 30.0
   /// Default buffered rate in Hz (the device rounds up to what it supports).
   public static let defaultBufferedRate = 30.0

@@ -64,7 +64,7 @@ public struct RejectionCounts: Sendable, Equatable {
 
 /// Turns timestamped accelerometer samples into orientation and tilt changes.
 ///
-/// Per sample (see the README's "Orientation engine" section for the reasoning):
+/// Per sample (see docs/detector.md for the reasoning):
 /// 1. Invalid samples (NaN/infinite, zero vector, time going backwards, magnitude far from g)
 ///    are counted in `rejections` and otherwise ignored. "g" is `parameters.gravity`, or the
 ///    sensor's own 1 g when its still readings say its scale is off (`gravityEstimator`).

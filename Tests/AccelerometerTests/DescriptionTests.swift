@@ -1,4 +1,5 @@
 import OrientCore
+import TestSupport
 import Testing
 
 @testable import Accelerometer
@@ -223,25 +224,17 @@ import Testing
 }
 
 @Suite struct DocumentedConfigurationTests {
-  /// The README's example, comments and all, is a valid configuration.
-  @Test func readmeExampleIsAccepted() throws {
-    let text = """
-      [sampling]
-      mode = auto            # auto | buffered | polled
-      poll-rate = 20         # Hz
-      buffered-rate = 20     # Hz, the device rounds up to what it supports
-      buffer-length = 8      # scans the kernel may queue
-
-      [device "my-tablet"]
-      match-name = mxc4005            # IIO name attribute (glob)
-      match-label = accel-display     # sysfs label (glob)
-      match-modalias = acpi:MXC6655*  # MODALIAS of the device or its nearest parent (glob)
-      mount-matrix = 0, 1, 0; -1, 0, 0; 0, 0, 1
-      location = display              # display | base
-      """
-    let configuration = try AccelerometerConfiguration(
-      ConfigFile(parsing: text, source: "README.md"))
+  /// The `[sampling]` and `[device]` example of docs/sensors.md, comments and all, is a valid
+  /// configuration that means what the page says.
+  @Test func documentedExampleIsAccepted() throws {
+    let path = "\(Built.packageRoot)/docs/sensors.md"
+    let page = readFile(path)
+    let start = try #require(page.firstRange(of: "```ini\n"), "no ini example in \(path)")
+    let end = try #require(page[start.upperBound...].firstRange(of: "```"), "unclosed example")
+    let text = String(page[start.upperBound..<end.lowerBound])
+    let configuration = try AccelerometerConfiguration(ConfigFile(parsing: text, source: path))
     #expect(configuration.sampling.mode == .auto)
+    #expect(configuration.sampling.pollRate == 30)
     #expect(configuration.sampling.bufferLength == 8)
     let device = try #require(configuration.devices.first)
     #expect(device.matchModalias == "acpi:MXC6655*")

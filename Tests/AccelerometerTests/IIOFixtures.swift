@@ -1,3 +1,4 @@
+import JSON
 import OrientCore
 import TestSupport
 
@@ -174,5 +175,12 @@ enum IIOFixture {
       else { return nil }
       return (t, Vector3(x, y, z))
     }
+  }
+
+  /// The sensor status of an accel-probe `sensor {...}` line, parsed (nil for other lines and
+  /// `sensor none`).
+  static func sensor(_ line: String) -> JSONValue? {
+    guard line.hasPrefix("sensor {") else { return nil }
+    return try? JSONValue(parsing: String(line.dropFirst("sensor ".count)))
   }
 }

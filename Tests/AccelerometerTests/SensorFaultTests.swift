@@ -7,7 +7,7 @@ import Testing
 /// Issue 8: faults injected into emulated sensors while SensorManager (the `accel-probe`
 /// helper) samples them. Each test checks that nothing crashes, no wrong reading gets through,
 /// each problem is logged once, and the sensor recovers; the figures it measures are printed
-/// (`swift test --filter SensorFaultTests` shows them) for the README's Reliability table.
+/// (`swift test --filter SensorFaultTests` shows them) for the Reliability table in docs/reliability.md.
 @Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct SensorFaultTests {
   var probe: String { get throws { try Built.executable("accel-probe") } }
@@ -128,7 +128,7 @@ struct SensorFaultTests {
     #expect(stall.count == 1 || stall.count == 2, "\(transcript.stderr)")
     #expect(logLines(transcript, ": scans flow again").count == stall.count, "\(transcript.stderr)")
     #expect(!transcript.stderr.contains("polling it instead"))
-    #expect(!transcript.lines.contains { $0.contains(#""mode":"polled""#) })
+    #expect(!transcript.lines.contains { IIOFixture.sensor($0)?["mode"]?.stringValue == "polled" })
     #expect(transcript.dump("resumed")["buffer/enable"] == "1")
     #expect(transcript.dump("after")["buffer/enable"] == "0")
     // The gap between the 5th and the 6th sample as read: the stall.
@@ -166,7 +166,7 @@ struct SensorFaultTests {
     #expect(
       transcript.dump("after") == ["buffer/enable": "0", "scan_elements/in_accel_x_en": "0"])
     let fallback = try milliseconds(transcript, afterStep: scripted) {
-      $0.contains(#""mode":"polled""#)
+      IIOFixture.sensor($0)?["mode"]?.stringValue == "polled"
     }
     print(
       "fault bufferStaysStalled: polled after \(Int(fallback)) ms (3 records, then silence); "
@@ -251,8 +251,9 @@ struct SensorFaultTests {
     // The files of the device as it is now, not those of one that was removed.
     #expect(!after.contains { $0.hasSuffix("(deleted)") }, "\(after)")
     let lastSensor = try #require(transcript.lines.lastIndex { $0.hasPrefix("sensor ") })
-    #expect(transcript.lines[lastSensor].contains(#""device":"iio:device0""#))
-    #expect(transcript.lines[lastSensor].contains(#""sampling":true"#))
+    let sensor = try #require(IIOFixture.sensor(transcript.lines[lastSensor]))
+    #expect(sensor["device"]?.stringValue == "iio:device0")
+    #expect(sensor["sampling"]?.boolValue == true)
     #expect(transcript.lines[(lastSensor + 1)...].contains { $0.hasPrefix("sample ") })
     for s in IIOFixture.samples(transcript.lines) {
       #expect((s.v - SensorFaultTests.upright).magnitude < 1e-4, "\(s.v)")
@@ -341,7 +342,7 @@ struct SensorFaultTests {
     #expect(transcript.dump("running")["buffer/enable"] == "1")
     #expect(transcript.dump("after")["buffer/enable"] == "0")
     let recovery = try milliseconds(transcript, afterStep: fixed) {
-      $0.contains(#""sampling":true"#)
+      IIOFixture.sensor($0)?["sampling"]?.boolValue == true
     }
     print(
       "fault samplerRetry: started \(Int(recovery)) ms after the fault went away "

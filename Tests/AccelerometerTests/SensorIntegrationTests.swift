@@ -240,7 +240,8 @@ struct SensorIntegrationTests {
     // No sample came from the base sensor: the only samples are the lid's, after it appeared.
     let firstSample = try #require(transcript.lines.firstIndex { $0.hasPrefix("sample ") })
     let lidFound = try #require(
-      transcript.lines.firstIndex { $0.contains(#""device":"iio:device1""#) })
+      transcript.lines.firstIndex { IIOFixture.sensor($0)?["device"]?.stringValue == "iio:device1" }
+    )
     #expect(firstSample > lidFound)
   }
 
@@ -323,7 +324,7 @@ struct SensorIntegrationTests {
     }
   }
 
-  /// The README's quirk workflow: a sideways device, a hwdb entry added, `udevadm trigger`
+  /// The quirk workflow of docs/sensors.md: a sideways device, a hwdb entry added, `udevadm trigger`
   /// (a change uevent): the new matrix is used without restarting.
   @Test func hwdbChangeAtRunTimeFixesASidewaysDevice() throws {
     let parent = IIOFixture.parent()

@@ -72,7 +72,7 @@ extension String {
 }
 
 @Suite struct ConfigFileInlineCommentTests {
-  /// The README's and `SamplingConfiguration`'s examples put comments after values; they used
+  /// The documented examples and `SamplingConfiguration`'s put comments after values; they used
   /// to become part of the value ("mode 'auto   # auto | buffered | polled' is not one of ...").
   @Test func commentAfterABlankEndsTheValue() throws {
     let text = """

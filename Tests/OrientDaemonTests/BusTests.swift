@@ -214,7 +214,9 @@ struct BusTests {
     #expect(waitFor(timeout: 10) { watch.standardError.contains("waiting for org.orientd") })
     let daemon = try sensorlessDaemon(bus)
     #expect(
-      waitFor(timeout: 10) { watch.standardOutput.contains("\"has_accelerometer\":false") },
+      waitFor(timeout: 10) {
+        watch.standardOutput.jsonLines.contains { $0["has_accelerometer"]?.boolValue == false }
+      },
       "\(watch.standardError)")
     // --get with a service but no accelerometer: the answer, and 69.
     let noSensor = try ChildProcess.run(
@@ -328,8 +330,4 @@ struct IntrospectionSummary: Equatable {
     }
     return (name, attributes)
   }
-}
-
-extension Substring {
-  fileprivate func trimmingCharacters() -> String { String(self).trimmingCharacters() }
 }

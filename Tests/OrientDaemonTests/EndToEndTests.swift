@@ -21,7 +21,7 @@ struct EndToEndTests {
     ])
     #expect(
       waitFor(timeout: 10) {
-        watch.standardOutput.contains("\"orientation\":\"normal\"")
+        watch.standardOutput.jsonLines.contains { $0["orientation"]?.stringValue == "normal" }
           // monitor-sensor prints the properties it had before its claim, then the change.
           && (monitor.standardOutput.contains("=== Has accelerometer (orientation: normal)")
             || monitor.standardOutput.contains("Accelerometer orientation changed: normal"))

@@ -5,19 +5,10 @@ import TestSupport
 
 /// Emulated accelerometers for the daemon's end-to-end tests (1 g = 1000 counts).
 enum Accel {
-  static let parent = UMockdevDevice(
-    devpath: "/devices/platform/i2c-0/i2c-MXC6655:00",
-    properties: [("SUBSYSTEM", "i2c"), ("MODALIAS", "acpi:MXC6655:")],
-    attributes: [("modalias", "acpi:MXC6655:\n")])
+  static let parent = EmulatedAccelerometer.parent
 
-  /// A polled accelerometer, upright.
-  static let polled = UMockdevDevice(
-    devpath: "\(parent.devpath)/iio:device0",
-    properties: [("SUBSYSTEM", "iio"), ("IIO_SENSOR_PROXY_TYPE", "iio-poll-accel")],
-    attributes: [
-      ("name", "mxc4005\n"), ("in_accel_x_raw", "0\n"), ("in_accel_y_raw", "-1000\n"),
-      ("in_accel_z_raw", "0\n"), ("in_accel_scale", "0.00980665\n"),
-    ])
+  /// A polled accelerometer, upright (Tests/Fixtures/umockdev/mxc4005.umockdev).
+  static let polled = EmulatedAccelerometer.polled
 
   /// A buffered accelerometer (scan elements, buffer, trigger, `/dev/iio:device0` as a pty that
   /// delivers nothing, so a first claim is answered after the bound) and its data-ready
@@ -109,6 +100,21 @@ final class DaemonFixture {
   /// Whether the daemon has the sensor's raw attributes open (it samples only then).
   var isReadingSensor: Bool { testbed.openFiles().contains { $0.contains("in_accel_") } }
 
+  /// The read system calls the daemon has made so far (`syscr` in /proc/PID/io): a poll of a
+  /// polled sensor is three `pread`s and a timerfd read.
+  var readCalls: Int {
+    let line = readFile("/proc/\(testbed.programPID)/io").split(separator: "\n")
+      .first { $0.hasPrefix("syscr: ") }
+    return line.flatMap { Int($0.dropFirst("syscr: ".count)) } ?? 0
+  }
+
+  /// Waits until the daemon has polled the sensor `polls` more times (no other reads happen
+  /// while no client talks to it), so a value just written has been read.
+  func waitForPolls(_ polls: Int = 3) -> Bool {
+    let start = readCalls
+    return waitFor(timeout: 15) { readCalls >= start + 4 * polls }
+  }
+
   /// The daemon's log.
   var log: String { testbed.programStderr }
 
@@ -163,10 +169,24 @@ func sensorlessDaemon(_ bus: PrivateBus, _ arguments: [String] = []) throws -> C
   return daemon
 }
 
-extension String {
-  /// Without leading and trailing whitespace and newlines.
-  func trimmingCharacters() -> String { String(trimming()) }
+/// A `--watch --json` line saying there is no sensor: every field undefined.
+func isUndefinedWithoutSensor(_ line: JSONValue) -> Bool {
+  line["orientation"]?.stringValue == "undefined" && line["rotation"] == .null
+    && line["tilt"]?.stringValue == "undefined" && line["has_accelerometer"]?.boolValue == false
+}
 
+/// A `--watch --json` line saying a sensor reads `orientation`.
+func isSensed(_ line: JSONValue, _ orientation: Orientation) -> Bool {
+  line["orientation"]?.stringValue == orientation.rawValue
+    && line["has_accelerometer"]?.boolValue == true
+}
+
+extension StringProtocol {
+  /// Without leading and trailing whitespace and newlines (OrientCore's `trimming`).
+  func trimmingCharacters() -> String { String(trimming()) }
+}
+
+extension String {
   /// The lines, without empty ones.
   var lines: [String] { split(separator: "\n").map(String.init) }
 }

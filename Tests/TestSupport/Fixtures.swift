@@ -97,38 +97,16 @@ public final class PrivateBus {
       """ : ""
     let limitElements = limits.sorted { $0.key < $1.key }
       .map { "<limit name=\"\($0.key)\">\($0.value)</limit>" }.joined(separator: "\n")
-    let config = """
-      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-      <busconfig>
-        <type>system</type>
-        <listen>\(address)</listen>
-        <auth>EXTERNAL</auth>
-        <policy context="default">
-          <allow user="*"/>
-          <deny own="*"/>
-          <deny send_type="method_call"/>
-          <allow send_type="signal"/>
-          <allow send_requested_reply="true" send_type="method_return"/>
-          <allow send_requested_reply="true" send_type="error"/>
-          <allow receive_type="method_call"/>
-          <allow receive_type="method_return"/>
-          <allow receive_type="error"/>
-          <allow receive_type="signal"/>
-          <allow send_destination="org.freedesktop.DBus"
-                 send_interface="org.freedesktop.DBus"/>
-          <allow send_destination="org.freedesktop.DBus"
-                 send_interface="org.freedesktop.DBus.Introspectable"/>
-          <allow send_destination="org.freedesktop.DBus"
-                 send_interface="org.freedesktop.DBus.Properties"/>
-          <allow send_destination="org.freedesktop.DBus"
-                 send_interface="org.freedesktop.DBus.Peer"/>
-        </policy>
-        \(open)
-        \(limitElements)
-        <includedir>\(policy)</includedir>
-      </busconfig>
-      """
+    // One configuration for the tests, the scripts and the VM guest.
+    let template = readFile("\(Built.packageRoot)/Tests/Fixtures/dbus/private-system-bus.conf.in")
+    guard template.contains("@LISTEN@"), template.contains("@EXTRA@") else {
+      throw TestFailure("Tests/Fixtures/dbus/private-system-bus.conf.in is missing or incomplete")
+    }
+    let config =
+      template
+      .replacing("@LISTEN@", with: address)
+      .replacing(
+        "@EXTRA@", with: "\(open)\n\(limitElements)\n<includedir>\(policy)</includedir>")
     try writeFile(directory.file("bus.conf"), config)
     daemon = try PrivateBus.launch(directory)
   }

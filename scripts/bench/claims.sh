@@ -51,23 +51,9 @@ ulimit -n "$(ulimit -Hn)"
 bus_pid=$(dbus-daemon --config-file="$work/bus.conf" --fork --print-pid)
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
 
-cat > "$work/accel.umockdev" <<'DEV'
-P: /devices/platform/i2c-0/i2c-MXC6655:00
-E: SUBSYSTEM=i2c
-E: MODALIAS=acpi:MXC6655:
-A: modalias=acpi:MXC6655:\n
-
-P: /devices/platform/i2c-0/i2c-MXC6655:00/iio:device0
-E: SUBSYSTEM=iio
-A: name=mxc4005\n
-A: in_accel_x_raw=0\n
-A: in_accel_y_raw=-1000\n
-A: in_accel_z_raw=0\n
-A: in_accel_scale=0.00980665\n
-DEV
 : > "$work/empty.conf"
-umockdev-run -d "$work/accel.umockdev" -- "$bin/orientd" --config "$work/empty.conf" \
-  2> "$work/orientd.log" &
+umockdev-run -d Tests/Fixtures/umockdev/mxc4005.umockdev -- \
+  "$bin/orientd" --config "$work/empty.conf" 2> "$work/orientd.log" &
 runner=$!
 for _ in $(seq 100); do
   grep -q "notice: serving" "$work/orientd.log" && break

@@ -30,22 +30,13 @@ import gi
 gi.require_version('UMockdev', '1.0')
 from gi.repository import Gio, GLib, UMockdev  # noqa: E402
 
-PARENT = '/devices/platform/i2c-0/i2c-MXC6655:00'
-DEVICE = PARENT + '/iio:device0'
-TESTBED = """P: %s
-E: SUBSYSTEM=i2c
-E: MODALIAS=acpi:MXC6655:
-A: modalias=acpi:MXC6655:\\n
-
-P: %s
-E: SUBSYSTEM=iio
-E: IIO_SENSOR_PROXY_TYPE=iio-poll-accel
-A: name=mxc4005\\n
-A: in_accel_x_raw=0\\n
-A: in_accel_y_raw=-1000\\n
-A: in_accel_z_raw=0\\n
-A: in_accel_scale=0.00980665\\n
-""" % (PARENT, DEVICE)
+# The emulated accelerometer of the tests and scripts/demo.sh: an MXC4005 on I2C, polled
+# (IIO_SENSOR_PROXY_TYPE tells iio-sensor-proxy so without its udev rules), 1 g = 1000 counts.
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'Tests',
+                       'Fixtures', 'umockdev', 'mxc4005.umockdev')
+DEVICE = '/devices/platform/i2c-0/i2c-MXC6655:00/iio:device0'
+with open(FIXTURE) as fixture:
+    TESTBED = fixture.read()
 
 # Raw counts (1 g = 1000) of a vertical display in each orientation.
 RAW = {'normal': (0, -1000, 0), 'left-up': (1000, 0, 0), 'bottom-up': (0, 1000, 0),
@@ -238,7 +229,7 @@ class Bench:
         anon = int(status['RssAnon'].split()[0])
         pss = self.pss_kib(pid)
         if os.environ.get('BENCH_SMAPS_DIR'):
-            # Where the resident pages are, per mapping (README "Memory").
+            # Where the resident pages are, per mapping (docs/benchmark.md "Memory").
             with open(os.path.join(os.environ['BENCH_SMAPS_DIR'], label + '.smaps'), 'w') as out:
                 out.write(open('/proc/%d/smaps' % pid).read())
         self.call('ReleaseAccelerometer')

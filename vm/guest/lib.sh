@@ -320,39 +320,16 @@ udev_start() {
 BUS_SOCKET=/run/dbus/system_bus_socket
 # bus_start [POLICY_DIR...]: a system bus (the standard socket path, and DBUS_SYSTEM_BUS_ADDRESS
 # for every client) with the system bus' default policy (deny owning names and method calls
-# unless a policy file allows them) plus the *.conf files of each POLICY_DIR.
+# unless a policy file allows them; Tests/Fixtures/dbus/private-system-bus.conf.in, the tests'
+# and scripts' too) plus the *.conf files of each POLICY_DIR.
 bus_start() {
-  local conf=$TOUT/system-bus.conf dir
+  local conf=$TOUT/system-bus.conf dir template includes=""
   mkdir -p /run/dbus
   rm -f "$BUS_SOCKET"
-  {
-    cat <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus"
-           send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
-  </policy>
-EOF
-    for dir in "$@"; do echo "  <includedir>$dir</includedir>"; done
-    echo "</busconfig>"
-  } >"$conf"
+  template=$(<"$PROJECT/Tests/Fixtures/dbus/private-system-bus.conf.in") || return 1
+  for dir in "$@"; do includes+="  <includedir>$dir</includedir>"$'\n'; done
+  template=${template//@LISTEN@/"unix:path=$BUS_SOCKET"}
+  printf '%s\n' "${template//@EXTRA@/"$includes"}" >"$conf"
   dbus-daemon --config-file="$conf" --fork --print-pid=3 3>"$TOUT/dbus-daemon.pid" \
     >"$TOUT/dbus-daemon.log" 2>&1 || return 1
   export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS_SOCKET
