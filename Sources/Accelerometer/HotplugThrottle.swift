@@ -56,10 +56,11 @@ final class HotplugThrottle {
       return
     }
     if settleTimer == nil {
-      settleTimer = try? loop.makeTimer { [weak self] in
+      // unowned, not weak: the timer is self's and closed in deinit (see RetryBackoff).
+      settleTimer = try? loop.makeTimer { [unowned self] in
         // One-shot: closed once it has fired, so a storm leaves no descriptor behind.
-        self?.settleTimer?.cancel()
-        self?.settleTimer = nil
+        self.settleTimer?.cancel()
+        self.settleTimer = nil
         choose()
       }
     }

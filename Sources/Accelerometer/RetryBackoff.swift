@@ -30,7 +30,10 @@ final class RetryBackoff {
   func schedule() throws(SystemError) {
     defer { delay = min(delay * 2, RetryBackoff.maximum) }
     if timer == nil {
-      timer = try loop.makeTimer { [weak self] in self?.action() }
+      // unowned, not weak: the timer is self's and closed in deinit, so the handler never
+      // runs without self; a weak reference would give self a side table that LeakSanitizer
+      // reports as leaked once the timer (the only weak reference) is closed.
+      timer = try loop.makeTimer { [unowned self] in self.action() }
     }
     try timer?.schedule(after: delay)
   }
