@@ -84,31 +84,34 @@ public struct HingeParameters: Sendable, Equatable {
     guard let value = try? DecimalText.parseDouble(text), value.isFinite else {
       throw HingeParameterError(key: key, reason: "'\(text)' is not a number")
     }
-    func check(_ range: ClosedRange<Double>) throws(HingeParameterError) {
-      guard range.contains(value) else {
-        throw HingeParameterError(
-          key: key, reason: "\(text) is outside \(range.lowerBound)...\(range.upperBound)")
-      }
-    }
-    switch key {
-    case "hinge-filter-time-constant": try check(0...2); filterTimeConstant = value
-    case "vertical-hinge-angle": try check(0...80); verticalHingeAngle = value
-    case "acceleration-tolerance": try check(0.01...2); accelerationTolerance = value
-    case "reliable-hold": try check(0...10); reliableHold = value
-    case "maximum-skew": try check(0.01...10); maximumSkew = value
-    case "posture-settle-time": try check(0...10); settleTime = value
-    case "posture-hysteresis": try check(0...30); hysteresis = value
-    case "closed-below": try check(1...90); closedBelow = value
-    case "flat-from": try check(90...180); flatFrom = value
-    case "flat-to": try check(180...270); flatTo = value
-    case "tablet-from": try check(270...359); tabletFrom = value
-    case "tent-stand-margin": try check(0...1); tentStandMargin = value
-    case "report-step": try check(0...90); reportStep = value
-    default:
+    guard let (range, field) = HingeParameters.numeric[key] else {
       throw HingeParameterError(
         key: key, reason: "unknown key (known: \(HingeParameters.keys.joined(separator: ", ")))")
     }
+    guard range.contains(value) else {
+      throw HingeParameterError(
+        key: key, reason: "\(text) is outside \(range.lowerBound)...\(range.upperBound)")
+    }
+    self[keyPath: field] = value
   }
+
+  /// The numeric keys: their allowed range and field.
+  private static let numeric:
+    [String: (ClosedRange<Double>, WritableKeyPath<HingeParameters, Double> & Sendable)] = [
+      "hinge-filter-time-constant": (0...2, \.filterTimeConstant),
+      "vertical-hinge-angle": (0...80, \.verticalHingeAngle),
+      "acceleration-tolerance": (0.01...2, \.accelerationTolerance),
+      "reliable-hold": (0...10, \.reliableHold),
+      "maximum-skew": (0.01...10, \.maximumSkew),
+      "posture-settle-time": (0...10, \.settleTime),
+      "posture-hysteresis": (0...30, \.hysteresis),
+      "closed-below": (1...90, \.closedBelow),
+      "flat-from": (90...180, \.flatFrom),
+      "flat-to": (180...270, \.flatTo),
+      "tablet-from": (270...359, \.tabletFrom),
+      "tent-stand-margin": (0...1, \.tentStandMargin),
+      "report-step": (0...90, \.reportStep),
+    ]
 
   /// Parses a hinge axis: `x`, `-y`, ... or three numbers (normalised).
   public static func axis(_ text: String) -> Vector3? {
