@@ -151,6 +151,8 @@ public final class OrientDaemon {
     posture.onWantsSensorsChanged = { [weak self] in self?.sensorsWantedChanged() }
     posture.begin(hasDisplay: manager.active != nil)
     published.posture = posture.state
+    // Enumeration may already have made the posture want the sensors (orientd's own switch).
+    sensorsWantedChanged()
 
     let connection: DBusConnection
     do {

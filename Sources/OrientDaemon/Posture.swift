@@ -245,14 +245,15 @@ final class PostureController {
   }
 
   private func applySensors() {
-    let before = base.isStarted
     if wantsSensors { base.start() } else { base.stop() }
     if !wantsSensors && state.hinge.isReliable {
       // Not read any more: the last posture stays, the angle is no longer current.
       state.hinge.isReliable = false
       state.hinge.angle = .nan
     }
-    if base.isStarted != before { onWantsSensorsChanged?() }
+    // The daemon compares with what it does (it may have missed a change made while its
+    // callback was not set yet, during enumeration).
+    onWantsSensorsChanged?()
   }
 
   private func update() {
