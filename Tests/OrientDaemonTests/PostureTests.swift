@@ -1,5 +1,6 @@
 import Glibc
 import OrientCore
+import OrientDaemon
 import TestSupport
 import Testing
 
@@ -50,9 +51,9 @@ struct PostureTests {
   /// Sets both sensors to a machine opened `angle` degrees with its base pitched `pitch`.
   static func fold(
     _ fixture: DaemonFixture, _ pair: (display: UMockdevDevice, base: UMockdevDevice),
-    angle: Double, pitch: Double
+    angle: Double, pitch: Double, roll: Double = 0
   ) throws {
-    let r = HingeGeometry.readings(angle: angle, pitch: pitch)
+    let r = HingeGeometry.readings(angle: angle, pitch: pitch, roll: roll)
     try fixture.testbed.perform { scenario in
       for (device, vector) in [(pair.display, r.lid), (pair.base, r.base)] {
         for (axis, value) in zip(["x", "y", "z"], counts(vector)) {
@@ -128,6 +129,67 @@ struct PostureTests {
     watch.signal(SIGTERM)
     #expect(watch.wait(timeout: 10) == 0)
     #expect(waitFor(timeout: 15) { !baseFiles() }, "\(fixture.testbed.openFiles())")
+  }
+
+  /// `laptop-orientation = normal`: a laptop tipped on its side keeps `Orientation` normal;
+  /// with the default the display's reading is followed.
+  @Test(arguments: [true, false])
+  func laptopOrientationCanBeKeptNormal(keep: Bool) throws {
+    let pair = Self.devices(.udev)
+    let bus = try PrivateBus()
+    let config = bus.directory.file("posture.conf")
+    try writeFile(
+      config,
+      "[posture]\ntablet-mode-switch = off\nlaptop-orientation = \(keep ? "normal" : "follow")\n")
+    let fixture = try DaemonFixture(
+      ["--config", config], devices: [Accel.parent, pair.base, pair.display], bus: bus)
+    try Self.fold(fixture, pair, angle: 110, pitch: 0)
+    let watch = try fixture.start([try Built.executable("orientd"), "--watch", "--json"])
+    defer {
+      watch.signal(SIGTERM)
+      _ = watch.wait(timeout: 10)
+    }
+    let last = { watch.standardOutput.split(separator: "\n").last.map(String.init) ?? "" }
+    #expect(
+      waitFor(timeout: 20) {
+        last().contains("\"posture\":\"laptop\"") && last().contains("\"orientation\":\"normal\"")
+      }, "\(watch.standardOutput)")
+    // Rolled 65 degrees (the hinge 25 degrees from vertical, still usable): the display reads
+    // turned.
+    try Self.fold(fixture, pair, angle: 110, pitch: 0, roll: 65)
+    if keep {
+      #expect(
+        waitFor(timeout: 20) {
+          last().contains("\"hinge_reliable\":true") && last().contains("\"posture\":\"laptop\"")
+        }, "\(watch.standardOutput)")
+      #expect(fixture.waitForPolls(5))
+      #expect(last().contains("\"orientation\":\"normal\""), "\(watch.standardOutput)")
+    } else {
+      #expect(
+        waitFor(timeout: 20) {
+          !last().contains("\"orientation\":\"normal\"") && !last().contains("undefined")
+        }, "\(watch.standardOutput)")
+    }
+  }
+
+  @Test func postureSettingsAreReadAndCheckedWithTheirLine() throws {
+    let file = try DaemonConfiguration(
+      parsing: "[posture]\ntablet-mode-switch = on\nhinge-axis = -x\nlaptop-orientation = normal\n",
+      source: "t.conf")
+    #expect(file.posture.tabletModeSwitch == .on)
+    #expect(file.posture.keepNormalInLaptop)
+    #expect(file.posture.hinge.hingeAxis == Vector3(-1, 0, 0))
+    for (text, message) in [
+      ("[posture]\nfrobnicate = 1\n", "t.conf:2: unknown key 'frobnicate' in [posture]"),
+      ("[posture]\ntablet-mode-switch = maybe\n", "t.conf:2: tablet-mode-switch"),
+      ("[posture]\nflat-from = 10\n", "t.conf:2: flat-from"),
+    ] {
+      #expect {
+        try DaemonConfiguration(parsing: text, source: "t.conf")
+      } throws: { error in
+        "\(error)".contains(message)
+      }
+    }
   }
 
   @Test func aSingleAccelerometerHasNoHinge() throws {
