@@ -127,8 +127,8 @@ final class PostureController {
     self.settings = settings
     self.uinputPath = uinputPath
     self.inputDirectory = inputDirectory
-    tracker = HingeTracker(parameters: settings.hinge)
     base = BaseAccelerometer(manager: manager, logger: logger)
+    tracker = HingeTracker(parameters: settings.hinge)
     base.onSample = { [weak self] sample in self?.sample(.base, sample) }
     base.onChange = { [weak self] _ in self?.hardwareChanged() }
   }
@@ -174,8 +174,9 @@ final class PostureController {
   func reload(_ new: PostureSettings) {
     guard new != settings else { return }
     let switchChanged = new.tabletModeSwitch != settings.tabletModeSwitch
-    if new.hinge != settings.hinge { tracker = HingeTracker(parameters: new.hinge) }
+    let hingeChanged = new.hinge != settings.hinge
     settings = new
+    if hingeChanged { tracker = HingeTracker(parameters: parameters) }
     if switchChanged { hardwareChanged() }
   }
 
@@ -211,8 +212,31 @@ final class PostureController {
     update()
   }
 
+  /// The tracker's parameters: the configuration's, with the hinge axis from the base sensor's
+  /// udev `ORIENTD_HINGE_AXIS` unless the configuration sets `hinge-axis`.
+  private var parameters: HingeParameters {
+    var p = settings.hinge
+    if !settings.hingeAxisConfigured, let text = base.sensor?.facts.udevHingeAxis {
+      if let axis = HingeParameters.axis(text) {
+        p.hingeAxis = axis
+      } else {
+        problems.report(
+          "axis \(text)", logger: logger,
+          "ignoring udev ORIENTD_HINGE_AXIS=\"\(text)\": expected x, -x, y, -y, z, -z or three "
+            + "numbers (logged once)")
+      }
+    }
+    return p
+  }
+
   /// Sensors, switches or settings changed: recompute what exists and what is read.
   private func hardwareChanged() {
+    if tracker.parameters != parameters {
+      tracker = HingeTracker(parameters: parameters)
+      if !settings.hingeAxisConfigured, base.sensor?.facts.udevHingeAxis != nil {
+        logger.info("hinge axis \(tracker.parameters.hingeAxis) from udev ORIENTD_HINGE_AXIS")
+      }
+    }
     let hadHinge = state.hasHinge
     state.hasHinge = hasDisplay && base.sensor != nil
     if state.hasHinge != hadHinge {

@@ -20,6 +20,9 @@ public struct PostureSettings: Equatable, Sendable {
   public var keepNormalInLaptop = false
   /// The hinge tracker's parameters (`hinge-axis`, `posture-settle-time`, ...).
   public var hinge = HingeParameters()
+  /// Whether `hinge-axis` was given: it then overrides the base sensor's udev
+  /// `ORIENTD_HINGE_AXIS`.
+  public var hingeAxisConfigured = false
 
   /// The defaults.
   public init() {}
@@ -63,6 +66,7 @@ public struct PostureSettings: Equatable, Sendable {
     default:
       do {
         try hinge.set(key, value)
+        if key == "hinge-axis" { hingeAxisConfigured = true }
       } catch {
         let reason =
           error.reason.hasPrefix("unknown key")

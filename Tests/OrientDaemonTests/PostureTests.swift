@@ -172,6 +172,29 @@ struct PostureTests {
     }
   }
 
+  /// A base sensor whose hwdb entry says the hinge runs the other way (`ORIENTD_HINGE_AXIS=-x`):
+  /// readings that are 250 degrees by the usual convention are a laptop at 110.
+  @Test func theHingeAxisComesFromUdev() throws {
+    var pair = Self.devices(.udev)
+    pair.base.properties.append(("ORIENTD_HINGE_AXIS", "-x"))
+    let bus = try PrivateBus()
+    let config = bus.directory.file("posture.conf")
+    try writeFile(config, "[posture]\ntablet-mode-switch = off\n")
+    let fixture = try DaemonFixture(
+      ["--config", config], devices: [Accel.parent, pair.base, pair.display], bus: bus)
+    try Self.fold(fixture, pair, angle: 250, pitch: 0)
+    let watch = try fixture.start([try Built.executable("orientd"), "--watch", "--json"])
+    defer {
+      watch.signal(SIGTERM)
+      _ = watch.wait(timeout: 10)
+    }
+    #expect(
+      waitFor(timeout: 20) {
+        let last = watch.standardOutput.split(separator: "\n").last ?? ""
+        return last.contains("\"posture\":\"laptop\"") && last.contains("\"hinge_angle\":110.0")
+      }, "\(watch.standardOutput)\n\(fixture.log)")
+  }
+
   @Test func postureSettingsAreReadAndCheckedWithTheirLine() throws {
     let file = try DaemonConfiguration(
       parsing: "[posture]\ntablet-mode-switch = on\nhinge-axis = -x\nlaptop-orientation = normal\n",
