@@ -6,7 +6,10 @@
 #                     through uinput (tablet-mode-switch = auto); folded from laptop to tablet and
 #                     back, Posture and TabletMode follow, and a reader of the switch's evdev
 #                     node sees SW_TABLET_MODE 1, then 0. Both sensors are read buffered.
-# parts: orientd-posture
+#   orientd-firmware-switch  with a firmware-like SW_TABLET_MODE device present (uinput, as
+#                     intel-vbtn's), orientd makes no switch of its own and publishes the
+#                     firmware switch's state as TabletMode (TabletModeSource switch).
+# parts: orientd-posture orientd-firmware-switch
 # timeout: 150
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
@@ -106,5 +109,33 @@ cp "$SWITCH_EVENTS" "$TOUT/switch-events.txt"
 stop switch
 stop orientd
 check "orientd removed its switch when it stopped" wait_for 10 "the switch gone" not find_switch
+
+part orientd-firmware-switch
+FW_CTL=$RUNDIR/fw.control
+FW_STATUS=$RUNDIR/fw.status
+FW_SENT=0
+fw() {
+  FW_SENT=$((FW_SENT + 1))
+  echo "$*" >"$FW_CTL"
+  wait_for 10 "the firmware switch to handle '$*'" eval 'kv "$FW_STATUS" commands && [ "$KV_VALUE" -ge "$FW_SENT" ]'
+}
+rm -f "$FW_CTL" "$FW_STATUS"
+mkfifo "$FW_CTL"
+spawn fw "${PY[@]}" "$GUEST/emu/uinput_keyboard.py" --control "$FW_CTL" --status "$FW_STATUS" \
+  --name "orientd-vm Intel Virtual Buttons" --keys "" --tablet-switch
+require "the firmware-like switch appears" wait_for 20 "its event node" \
+  eval 'kv "$FW_STATUS" node && [ -e "$KV_VALUE" ]'
+spawn orientd "$BIN/orientd" --verbose
+require "orientd owns $ORIENTD_NAME" wait_for 30 "orientd on the bus" bus_has_owner "$ORIENTD_NAME"
+check "TabletModeSource is switch" \
+  wait_for 20 "switch" eval '[ "$(posture_prop TabletModeSource)" = "s \"switch\"" ]'
+check "orientd made no switch of its own" not find_switch
+fw switch on
+check "TabletMode follows the firmware switch: true" \
+  wait_for 10 "true" eval '[ "$(posture_prop TabletMode)" = "b true" ]'
+fw switch off
+check "and false" wait_for 10 "false" eval '[ "$(posture_prop TabletMode)" = "b false" ]'
+stop orientd
+stop fw
 stop base
 finish
