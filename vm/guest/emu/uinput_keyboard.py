@@ -52,7 +52,7 @@ class Keyboard:
         # struct uinput_setup: struct input_id (bustype, vendor, product, version), name[80],
         # ff_effects_max.
         fcntl.ioctl(self.fd, UI_DEV_SETUP,
-                    struct.pack('<HHHH80sI', BUS_USB, 0x1d6b, 0x0a78, 1, args.name.encode(), 0))
+                    struct.pack('<HHHH80sI', args.bus, 0x1d6b, 0x0a78, 1, args.name.encode(), 0))
         fcntl.ioctl(self.fd, UI_DEV_CREATE)
         buf = bytearray(64)
         fcntl.ioctl(self.fd, UI_GET_SYSNAME_64, buf)
@@ -131,6 +131,8 @@ def main():
     parser.add_argument('--status', required=True)
     parser.add_argument('--name', default='orientd-vm keyboard')
     parser.add_argument('--keys', default='volumeup,volumedown,a')
+    parser.add_argument('--bus', type=lambda s: int(s, 0), default=BUS_USB,
+                        help='bus type (0x11, i8042: what libinput takes for a built-in keyboard)')
     parser.add_argument('--tablet-switch', action='store_true',
                         help='also an SW_TABLET_MODE switch (command "switch on|off")')
     args = parser.parse_args()

@@ -91,6 +91,40 @@ log "switch: $SWITCH_NODE"
 spawn switch "${PY[@]}" "$GUEST/tools/evdev_probe.py" watch --out "$SWITCH_EVENTS" --switches \
   "$SWITCH_NODE"
 require "the switch reader is ready" wait_for 20 "the reader" has_line "$SWITCH_EVENTS" ready
+# libinput, where its tools are installed, as the compositor's input stack would see it, with a
+# built-in keyboard (i8042 bus, and KEY_Q..KEY_P, which libinput requires of a keyboard) that
+# libinput pairs with the switch and suspends in tablet mode.
+KBD_CTL=$RUNDIR/kbd.control
+KBD_STATUS=$RUNDIR/kbd.status
+KBD_SENT=0
+kbd() {
+  KBD_SENT=$((KBD_SENT + 1))
+  echo "$*" >"$KBD_CTL"
+  wait_for 10 "the keyboard to handle '$*'" eval 'kv "$KBD_STATUS" commands && [ "$KV_VALUE" -ge "$KBD_SENT" ]'
+}
+libinput_saw() { grep -q "$1" "$TOUT/libinput.log"; }
+if command -v libinput >/dev/null; then
+  rm -f "$KBD_CTL" "$KBD_STATUS"
+  mkfifo "$KBD_CTL"
+  spawn kbd "${PY[@]}" "$GUEST/emu/uinput_keyboard.py" --control "$KBD_CTL" --status "$KBD_STATUS" \
+    --name "orientd-vm built-in keyboard" --bus 0x11 \
+    --keys volumeup,volumedown,a,16,17,18,19,20,21,22,23,24,25
+  require "the built-in keyboard appears" wait_for 20 "its event node" \
+    eval 'kv "$KBD_STATUS" node && [ -e "$KV_VALUE" ]'
+  kv "$KBD_STATUS" node
+  KBD_NODE=$KV_VALUE
+  udevadm settle --timeout=10
+  spawn libinput stdbuf -oL libinput debug-events --show-keycodes --device "$SWITCH_NODE" \
+    --device "$KBD_NODE"
+  check "libinput takes orientd's device for a switch" \
+    wait_for 30 "DEVICE_ADDED" libinput_saw "DEVICE_ADDED.*orientd tablet-mode switch.*cap:S"
+  check "libinput has the built-in keyboard" \
+    wait_for 10 "DEVICE_ADDED keyboard" libinput_saw "DEVICE_ADDED.*orientd-vm built-in keyboard"
+  kbd press a
+  check "in laptop posture the keyboard types (KEY_A)" wait_for 10 "KEY_A" libinput_saw "KEY_A"
+else
+  log "no libinput tools here (libinput-tools): libinput's view not checked"
+fi
 check "Posture laptop" wait_for 20 "laptop" posture_is laptop
 check "TabletMode false, from the hinge" \
   eval '[ "$(posture_prop TabletMode)" = "b false" ] && [ "$(posture_prop TabletModeSource)" = "s \"hinge\"" ]'
@@ -101,10 +135,28 @@ fold "0.8547 0 -9.7693" "0 0 9.80665"
 check "Posture tablet" wait_for 20 "tablet" posture_is tablet
 check "TabletMode true" eval '[ "$(posture_prop TabletMode)" = "b true" ]'
 check "the evdev reader saw SW_TABLET_MODE 1" wait_for 10 "SW_TABLET_MODE 1" switch_seen 1
+if running libinput; then
+  check "libinput reports the switch toggled on" wait_for 10 "SWITCH_TOGGLE state 1" \
+    libinput_saw "SWITCH_TOGGLE.*switch tablet-mode state 1"
+  # Typed while folded: libinput has suspended the keyboard (checked below, once a later key
+  # has come through, since events arrive in order).
+  kbd press volumedown
+fi
 # Opened again to laptop.
 fold "9.2152 0 -3.3541" "0 0 -9.80665"
 check "Posture laptop again" wait_for 20 "laptop" posture_is laptop
 check "the evdev reader saw SW_TABLET_MODE 0" wait_for 10 "SW_TABLET_MODE 0" switch_seen 0
+if running libinput; then
+  check "libinput reports it toggled off" wait_for 10 "SWITCH_TOGGLE state 0" \
+    libinput_saw "SWITCH_TOGGLE.*switch tablet-mode state 0"
+  kbd press volumeup
+  check "opened again, the keyboard types (KEY_VOLUMEUP)" \
+    wait_for 10 "KEY_VOLUMEUP" libinput_saw "KEY_VOLUMEUP"
+  check "what was typed in tablet posture never reached libinput (no KEY_VOLUMEDOWN)" \
+    not libinput_saw "KEY_VOLUMEDOWN"
+  stop libinput
+  stop kbd
+fi
 cp "$SWITCH_EVENTS" "$TOUT/switch-events.txt"
 stop switch
 stop orientd
