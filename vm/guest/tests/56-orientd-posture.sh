@@ -10,7 +10,7 @@
 #                     intel-vbtn's), orientd makes no switch of its own and publishes the
 #                     firmware switch's state as TabletMode (TabletModeSource switch).
 # parts: orientd-posture orientd-firmware-switch
-# timeout: 150
+# timeout: 240
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 
