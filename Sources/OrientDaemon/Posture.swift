@@ -170,14 +170,14 @@ final class PostureController {
     self.sample(.lid, sample)
   }
 
-  /// A new `[posture]` section.
+  /// A reload (SIGHUP): the new `[posture]` section, and firmware switches looked for again
+  /// (input devices are not followed otherwise).
   func reload(_ new: PostureSettings) {
-    guard new != settings else { return }
-    let switchChanged = new.tabletModeSwitch != settings.tabletModeSwitch
     let hingeChanged = new.hinge != settings.hinge
     settings = new
     if hingeChanged { tracker = HingeTracker(parameters: parameters) }
-    if switchChanged { hardwareChanged() }
+    findRealSwitch()
+    hardwareChanged()
   }
 
   /// Whether the orientation should read `normal` now (`laptop-orientation = normal`).
