@@ -81,6 +81,7 @@ let package = Package(
       name: "OrientDaemon",
       dependencies: [
         "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog",
+        "EvdevKit", "CEvdev",
       ]),
 
     // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.

@@ -39,6 +39,7 @@ TEST_PKGS=(
   xserver-xephyr x11-xserver-utils xinput  # orientd rotate on X11: Xephyr rotates (Xorg dummy does not)
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
+  libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does
 )
 
 missing=()

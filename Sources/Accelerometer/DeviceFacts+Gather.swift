@@ -20,6 +20,7 @@ extension DeviceFacts {
     facts.hwdbKey = hwdbKey(device, label: facts.label)
     facts.udevLocation = device.property("ACCEL_LOCATION")
     facts.udevMountMatrix = device.property("ACCEL_MOUNT_MATRIX")
+    facts.udevHingeAxis = device.property("ORIENTD_HINGE_AXIS")
     for attribute in ["in_accel_mount_matrix", "mount_matrix", "in_mount_matrix"] {
       if let text = read(attribute) { facts.sysfsMountMatrices.append(SysfsText(attribute, text)) }
     }

@@ -60,6 +60,9 @@ public struct DeviceFacts: Equatable, Sendable {
   public var udevLocation: String?
   /// The udev property `ACCEL_MOUNT_MATRIX`.
   public var udevMountMatrix: String?
+  /// The udev property `ORIENTD_HINGE_AXIS` (a local hwdb entry on a convertible's base sensor
+  /// whose hinge is not the frames' x axis: `-x`, `y`, or three numbers).
+  public var udevHingeAxis: String?
   /// Sysfs mount matrices present, in precedence order: (attribute, text).
   public var sysfsMountMatrices: [SysfsText] = []
   /// Whether `in_accel_{x,y,z}_raw` all exist.

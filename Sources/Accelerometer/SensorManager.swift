@@ -44,6 +44,9 @@ public final class SensorManager {
   public var onSample: ((AccelerometerSample) -> Void)?
   /// Called when the active sensor changes or goes away (`nil`: no accelerometer).
   public var onSensorChange: ((SensorStatus?) -> Void)?
+  /// Called after each batch of uevents (and enumeration) has been applied: the base sensor
+  /// (`BaseAccelerometer`) may have come or gone.
+  public var onDevicesApplied: (() -> Void)?
 
   /// The active display sensor (chosen, sampled or not), if there is one.
   public private(set) var active: SensorStatus?
@@ -54,9 +57,9 @@ public final class SensorManager {
   /// Readings skipped as garbage by samplers that have finished, plus the running one.
   public var readingsSkipped: Int { skippedBefore + (sampler?.skipped ?? 0) }
 
-  private let loop: EventLoop
+  let loop: EventLoop
   private var logger: Logger
-  private var configuration: AccelerometerConfiguration
+  private(set) var configuration: AccelerometerConfiguration
   private let context: UdevContext
   private var monitor: UdevMonitor?
   private var monitorWatch: EventLoop.Watch?
@@ -265,6 +268,7 @@ public final class SensorManager {
   // MARK: - choice and sampling
 
   private func reselect(force: Bool = false) {
+    defer { onDevicesApplied?() }
     let outcome = choice
     let chosen = outcome.chosen
     logChoice(outcome)
@@ -303,7 +307,7 @@ public final class SensorManager {
   }
 
   /// What trying to start a sampler gave.
-  private enum StartOutcome {
+  enum StartOutcome {
     case started(any Sampler, trigger: String?)
     /// The device vanished while being set up.
     case gone(String)
@@ -326,11 +330,14 @@ public final class SensorManager {
 
   /// Starts reading `d`: buffered when configured and possible (and its buffer has not
   /// stalled), polled otherwise or when the buffer cannot be used in mode `auto`.
-  private func makeSampler(_ d: AccelerometerDescription) -> StartOutcome {
+  /// `handler` receives the sampler's events (the manager's own by default; the base
+  /// sensor's reader passes its own).
+  func makeSampler(
+    _ d: AccelerometerDescription, handler given: ((SamplerEvent) -> Void)? = nil
+  ) -> StartOutcome {
     let syspath = d.facts.syspath
-    let handler: (SamplerEvent) -> Void = { [weak self] event in
-      self?.samplerEvent(event, syspath: syspath)
-    }
+    let handler: (SamplerEvent) -> Void =
+      given ?? { [weak self] event in self?.samplerEvent(event, syspath: syspath) }
     let sampling = configuration.sampling
     var reasons: [String] = []
     if sampling.mode != .polled && d.canBuffer && !pollOnly.contains(syspath) {

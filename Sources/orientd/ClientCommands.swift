@@ -110,17 +110,23 @@ enum WatchCommand {
       loop.stop()
     }
 
-    var printed: OrientState?
+    var printed: (state: OrientState, posture: PostureReading?)?
+    // The posture of a convertible (org.orientd.Posture1), followed once orientd is claimed.
+    let posture = PostureFollower(connection: client.connection, logger: logger)
     func show(_ state: OrientState) {
-      if let printed, printed.orientation == state.orientation, printed.tilt == state.tilt,
-        printed.hasAccelerometer == state.hasAccelerometer
+      let hinge = posture.reading.hasHinge ? posture.reading : nil
+      if let printed, printed.state.orientation == state.orientation,
+        printed.state.tilt == state.tilt,
+        printed.state.hasAccelerometer == state.hasAccelerometer, printed.posture == hinge
       {
         return
       }
-      printed = state
+      printed = (state, hinge)
       let now = Clock.realtimeNanoseconds()
       let text =
-        options.json ? StateFormat.json(state, time: now) : StateFormat.line(state, time: now)
+        options.json
+        ? StateFormat.json(state, time: now, extra: hinge.map(PostureFormat.json) ?? [])
+        : StateFormat.line(state, time: now) + (hinge.map(PostureFormat.line) ?? "")
       if !StandardStream.output.writeLine(text) {
         logger.debug("output closed: releasing and stopping")
         stop(.success)
@@ -138,6 +144,7 @@ enum WatchCommand {
             "watching \(state.service.busName)"
               + (StateFormat.sensor(state.sensor).map { ": \($0)" } ?? ""))
           show(state)
+          if state.service == .orientd { posture.start() }
         case .failure(let error) where error.kind == .serviceMissing:
           claimWhenThere()  // gone again between appearing and the claim
         case .failure(let error) where error.kind == .failed:
@@ -171,6 +178,9 @@ enum WatchCommand {
       }
     }
     client.onChange = { state, _ in show(state) }
+    posture.onChange = { _ in
+      if let state = client.state { show(state) }
+    }
     client.onServiceLost = { service in
       logger.notice("\(service.busName) went away; waiting for it to come back")
       claimWhenThere()
@@ -190,6 +200,7 @@ enum WatchCommand {
     // The callbacks capture the client (and the wait): break those cycles so that everything
     // is released before exit (LeakSanitizer checks the process's end).
     client.onChange = nil
+    posture.onChange = nil
     client.onServiceLost = nil
     client.connection.onDisconnect = nil
     return status

@@ -40,7 +40,7 @@ struct Options: Equatable {
            orientd --watch [--json] [--session] [-v]
            orientd --get [--json] [--session] [-v]
            orientd --list-sensors [--json] [--config FILE] [-v]
-           orientd record [--duration S] [--raw] [--config FILE] [-v]
+           orientd record [--duration S] [--raw] [--base] [--config FILE] [-v]
            orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
            orientd calibrate [--json] [--exact] [--write [hwdb|config]] [--revert]
                              [--sensor NAME] [--config FILE] [--hold S] [--timeout S]
@@ -57,7 +57,7 @@ struct Options: Equatable {
     display accelerometer only while a client holds a claim. SIGHUP re-reads the configuration;
     SIGTERM/SIGINT stop it cleanly.
       -v, --verbose     debug messages on stderr
-      --config FILE     configuration ([detector], [sampling], [device "NAME"] sections);
+      --config FILE     configuration ([detector], [sampling], [posture], [device "NAME"]);
                         default /etc/orientd.conf if it exists
       --session         use the session bus instead of the system bus
       --no-compat       do not serve net.hadess.SensorProxy
@@ -68,14 +68,23 @@ struct Options: Equatable {
       {"time":1718000000.123,"orientation":"left-up","rotation":90,"tilt":"vertical",
        "has_accelerometer":true}
     (time in Unix seconds; rotation null while undefined), which orientcam reads with
-    --orientation-from -.
+    --orientation-from -. On a convertible (a display and a base accelerometer) it also claims
+    the posture and adds "posture" (closed, laptop, flat, tent, stand, tablet, undefined),
+    "hinge_angle" (degrees, null while unreliable), "hinge_reliable", "tablet_mode" and
+    "tablet_mode_source" (switch, hinge, none); the text form adds ", posture laptop (hinge
+    112 degrees)".
 
     orientd --get prints the state once (after a claim, so it is fresh) and releases it.
 
     orientd --list-sensors shows every IIO accelerometer, what orientd makes of it and which
     one it uses; orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
     or --duration S, the input of orientd replay; with --raw in the sensor's own axes (no
-    mount matrix applied), for working out a hwdb ACCEL_MOUNT_MATRIX.
+    mount matrix applied), for working out a hwdb ACCEL_MOUNT_MATRIX. With --base it also
+    reads a convertible's base accelerometer and prints "t,sensor,x,y,z" (sensor display or
+    base), which replay reads too: it then also prints the posture commits, "t,posture,NAME,
+    ANGLE", and the hinge angle's reliability, "t,hinge,reliable,ANGLE" or
+    "t,hinge,unreliable,REASON" (JSON: {"time":..,"posture":..,"hinge_angle":..},
+    {"time":..,"hinge_reliable":..,"reason":..}); --set takes the [posture] hinge keys too.
 
     orientd replay runs the orientation detector over a recorded accelerometer trace and prints
     one line per committed change, "t,orientation" (t is the time of the sample at which the
@@ -268,6 +277,9 @@ struct Options: Equatable {
       case "--raw":
         try ArgumentCursor.noValue(name, inline)
         options.raw = true
+      case "--base":
+        try ArgumentCursor.noValue(name, inline)
+        options.base = true
       default:
         throw UsageError(
           argument.hasPrefix("-")

@@ -212,7 +212,7 @@ class Accelerometer:
         rdesc = report_descriptor(self.timestamps)
         self.send(UHID_CREATE2, struct.pack('<128s64s64sHHIIII', self.args.name.encode(),
                                             b'orientd-vm/uhid', b'', len(rdesc), BUS_USB,
-                                            0x1d6b, 0x0a77, 1, 0) + rdesc)
+                                            0x1d6b, self.args.product, 1, 0) + rdesc)
         self.counters['creates'] += 1
         self.log('plugged: CREATE2 with a %d-byte report descriptor %s' % (len(rdesc), rdesc.hex()))
         self.dirty = True
@@ -380,6 +380,8 @@ def main():
     parser.add_argument('--status', required=True, help='KEY=VALUE state file, rewritten on change')
     parser.add_argument('--log', help='event log (default stderr)')
     parser.add_argument('--name', default='orientd-vm HID sensor hub accelerometer')
+    parser.add_argument('--product', type=lambda s: int(s, 0), default=0x0a77,
+                        help='USB product id (a second hub, e.g. the base sensor, takes another)')
     parser.add_argument('--mount-matrix', default='1,0,0;0,1,0;0,0,1',
                         help='the matrix hwdb gives the system for this sensor ("a,b,c;d,e,f;g,h,i")')
     parser.add_argument('--interval-ms', type=int, default=100, help='initial report interval')
