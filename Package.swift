@@ -10,6 +10,7 @@ let package = Package(
   name: "orientd",
   products: [
     .executable(name: "orientd", targets: ["orientd"]),
+    .executable(name: "orientd-rotate", targets: ["orientd-rotate"]),
     .executable(name: "orientcam", targets: ["orientcam"]),
     .executable(name: "orient-bench", targets: ["orient-bench"]),
   ],
@@ -97,7 +98,15 @@ let package = Package(
       name: "orientd",
       dependencies: [
         "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
-        "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation", "X11Rotation",
+        "DBusKit", "OrientClient", "OrientDaemon",
+      ]),
+    // orientd rotate, exec'd by orientd: its own program so the root daemon maps no X11/xcb
+    // library. Installed in PREFIX/libexec/orientd (Debian package orientd-rotate).
+    .executableTarget(
+      name: "orientd-rotate",
+      dependencies: [
+        "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "DBusKit",
+        "OrientClient", "ScreenRotation", "X11Rotation",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
@@ -136,7 +145,10 @@ let package = Package(
     .testTarget(name: "OrientCoreTests", dependencies: ["OrientCore"]),
     .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "OrientCore"]),
     .testTarget(
-      name: "OrientdTests", dependencies: ["orientd", "OrientCore", "JSON", "TestSupport"]),
+      name: "OrientdTests",
+      dependencies: ["orientd", "OrientCore", "JSON", "SystemKit", "TestSupport"]),
+    .testTarget(
+      name: "OrientdRotateTests", dependencies: ["orientd-rotate", "OrientCore", "SystemKit"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(

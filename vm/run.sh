@@ -29,7 +29,7 @@
 #                       else ${XDG_CACHE_HOME:-~/.cache}/orientd-vm)
 #   ORIENTD_VM_OUT      logs and artefacts (default .build/vm/out, with --systemd
 #                       .build/vm/out-systemd; wiped at the start of a run)
-#   ORIENTD_VM_DEBS     --systemd: the folder with orientd_*.deb and orientcam_*.deb, inside the
+#   ORIENTD_VM_DEBS     --systemd: the folder with the orientd, orientd-rotate, orientcam .debs, in the
 #                       project tree (default .build/deb)
 #   ORIENTD_VM_BIN      where orientd/orientcam were built (default: swift's debug bin path)
 #   ORIENTD_VM_MEM      guest memory in MiB (default 768)     ORIENTD_VM_SMP  vCPUs (default 2)

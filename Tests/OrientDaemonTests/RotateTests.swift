@@ -191,6 +191,36 @@ extension RotateTests {
   }
 }
 
+/// orientd rotate is a separate program so the root daemon maps no display library.
+@Suite struct RotateProgramTests {
+  @Test func theDaemonBinaryLinksNoX11OrXcbLibrary() throws {
+    let state = try TemporaryDirectory("rotate")
+    let daemon = try ChildProcess.run(
+      ["ldd", try Built.executable("orientd")], outputDirectory: state.path)
+    #expect(daemon.status == 0)
+    #expect(daemon.stdout.contains("libdbus-1"), "\(daemon.stdout)")
+    for library in ["libX11", "libxcb", "libXi.", "libXrandr", "libevdev"] {
+      #expect(!daemon.stdout.contains(library), "orientd links \(library):\n\(daemon.stdout)")
+    }
+    let rotate = try ChildProcess.run(
+      ["ldd", try Built.executable("orientd-rotate")], outputDirectory: state.path)
+    #expect(rotate.stdout.contains("libXrandr"), "\(rotate.stdout)")
+  }
+
+  /// Without orientd-rotate beside it or in ../libexec/orientd, orientd says what to install.
+  @Test func aMissingOrientdRotateIsReported() throws {
+    let state = try TemporaryDirectory("rotate")
+    let copy = state.file("orientd")
+    let cp = try ChildProcess.run(
+      ["cp", try Built.executable("orientd"), copy], outputDirectory: state.path)
+    #expect(cp.status == 0)
+    let run = try ChildProcess.run([copy, "rotate", "--lock-status"], outputDirectory: state.path)
+    #expect(run.status == 69)
+    #expect(run.stderr.contains("orientd-rotate is not installed"), "\(run.stderr)")
+    #expect(run.stderr.contains("apt install orientd-rotate"), "\(run.stderr)")
+  }
+}
+
 extension RotateTests {
   @Test func waitsForTheServiceAndTurnsWhenItAppears() throws {
     let bus = try PrivateBus()

@@ -463,7 +463,7 @@ final class Rotator {
       ]).encoded()
     } else {
       line =
-        "\(StateFormat.localTime(now))  \(orientation.rawValue): \(outputName) transform "
+        "\(Clock.localTimestamp(now))  \(orientation.rawValue): \(outputName) transform "
         + "\(turn.waylandName)" + (touch.isEmpty ? "" : ", touch \(touch.joined(separator: ", "))")
     }
     if !StandardStream.output.writeLine(line) { stop(0) }
