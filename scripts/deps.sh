@@ -16,6 +16,7 @@ BUILD_PKGS=(
   libevdev-dev      # CEvdev: volume-key shutter
   libsdl2-dev       # CSDL2: live preview window
   libx11-dev libxrandr-dev libxi-dev  # CX11/CXRandR/CXInput: orientd rotate on X11
+  libdrm-dev        # CDRM: orientd rotate reads the panel's DRM "panel orientation"
 )
 # Tests and demo: real parts instead of mocks.
 TEST_PKGS=(

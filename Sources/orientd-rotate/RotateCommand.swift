@@ -162,6 +162,8 @@ final class Rotator {
   private let client: OrientClient
   private let hooks: Hooks
   private let outputName: String
+  /// How the panel is mounted: `--natural`, else the DRM "panel orientation", else normal.
+  private let natural: Orientation
   /// The devices to map, found again before each turn (a touchscreen or pen plugged in since
   /// then is mapped at the next turn).
   private var touch: [TouchDevice]
@@ -199,6 +201,7 @@ final class Rotator {
     } else {
       outputName = options.output ?? "eDP-1"
     }
+    natural = options.natural ?? PanelNatural.fromDRM(output: outputName, logger: logger)
     if !options.touchOnly, backend != nil {
       do {
         udev = try UdevContext()
@@ -223,7 +226,8 @@ final class Rotator {
     }
     let backendName = backend?.name ?? "hooks only"
     logger.notice(
-      "turning \(outputName) with \(backendName); touch: "
+      "turning \(outputName) with \(backendName), mounted \(natural.rawValue)"
+        + (options.natural == nil ? "" : " (--natural)") + "; touch: "
         + (touch.isEmpty
           ? "none found"
           : touch.map { "\($0.name) (\($0.kind.rawValue))" }
@@ -368,7 +372,7 @@ final class Rotator {
   /// Applies the latest orientation unless locked, outside tablet mode, settling, or already
   /// there.
   private func consider() {
-    guard !stopping, let target = Turn.target(for: latest, natural: options.natural) else {
+    guard !stopping, let target = Turn.target(for: latest, natural: natural) else {
       return
     }
     if locked {

@@ -52,8 +52,9 @@ struct RotateOptions: Equatable {
   var after: [String] = []
   /// `--exec-before CMD`.
   var before: [String] = []
-  /// `--natural O`: how the panel is mounted.
-  var natural = Orientation.normal
+  /// `--natural O`: how the panel is mounted; `nil`: as the DRM connector's "panel
+  /// orientation" property says (normal when it has none).
+  var natural: Orientation?
   /// `--settle MS`: after a turn, further changes wait this long.
   var settleMilliseconds = 500
   /// `--once`: apply the current orientation and exit.
@@ -92,7 +93,8 @@ struct RotateOptions: Equatable {
       --exec CMD        run CMD (sh -c) after each turn; --exec-before CMD before it; both
                         with ORIENTATION, ROTATION, PREVIOUS_ORIENTATION, OUTPUT, ORIENTD_HOOK
       --natural O       how the panel is mounted: normal, left-up, right-up, bottom-up
-                        (a portrait-native panel in a landscape device; composed in)
+                        (a portrait-native panel in a landscape device; composed in);
+                        default: the output's DRM "panel orientation" property, if any
       --settle MS       after a turn, changes wait MS ms and only the last counts (500)
       --once            apply the current orientation once and exit
       --force           run even on GNOME or KDE
