@@ -161,6 +161,14 @@ final class Rotator {
   private let logger: Logger
   private let client: OrientClient
   private let hooks: Hooks
+  /// `--exec-before` hooks: a turn waits for them. `--exec` hooks: started after the turn,
+  /// which the next turn does not wait for. Both run as children watched on the loop.
+  private let beforeQueue: HookQueue
+  private let afterQueue: HookQueue
+  /// A turn is between its before hooks and the backend: later changes wait for it.
+  private var turning = false
+  /// `--once` has its orientation: stop when the turn and its hooks are done.
+  private var onceDue = false
   private let outputName: String
   /// How the panel is mounted: `--natural`, else the DRM "panel orientation", else normal.
   private let natural: Orientation
@@ -194,6 +202,8 @@ final class Rotator {
     self.loop = loop
     self.logger = logger
     hooks = Hooks(before: options.before, after: options.after)
+    beforeQueue = HookQueue(loop: loop)
+    afterQueue = HookQueue(loop: loop)
     if let backend {
       let output = try backend.chooseOutput(options.output)
       outputName = output.name
@@ -249,6 +259,9 @@ final class Rotator {
       StandardStream.error.writeLine(
         "orientd rotate: cannot handle signals or make a timer: \(error)")
       return ExitStatus.osError.rawValue
+    }
+    for queue in [beforeQueue, afterQueue] {
+      queue.onFailure = { [weak self] failure in self?.logger.warning(failure) }
     }
     lockServer?.handler = { [weak self] request in self?.lockRequest(request) ?? false }
     tablet?.onChange = { [weak self] on in
@@ -345,9 +358,16 @@ final class Rotator {
     }
     latest = state.orientation
     consider()
-    if options.once, !stopping, state.hasAccelerometer {
-      stop(status)
+    if options.once, state.hasAccelerometer {
+      onceDue = true
+      finishOnce()
     }
+  }
+
+  /// `--once`: stops once the current orientation is applied and its hooks have exited.
+  private func finishOnce() {
+    guard onceDue, !stopping, !turning, !beforeQueue.isBusy, !afterQueue.isBusy else { return }
+    stop(status)
   }
 
   private func lockRequest(_ request: RotationLock.Request) -> Bool {
@@ -383,7 +403,7 @@ final class Rotator {
       logger.debug("not in tablet mode: not turning to \(latest)")
       return
     }
-    if settling { return }
+    if settling || turning { return }
     if target == appliedTurn && backend != nil { return }
     if backend == nil && latest == appliedOrientation { return }
     apply(target, orientation: latest)
@@ -419,9 +439,22 @@ final class Rotator {
         stage: stage, orientation: orientation.rawValue, turn: turn, previous: previous,
         output: self.outputName)
     }
-    for failure in hooks.run(.before, environment: environment(.before)) {
-      logger.warning(failure)
+    // The before hooks finish before the output turns; the loop keeps running meanwhile, and
+    // changes that come in wait (`turning`) and are considered once this turn is done.
+    turning = true
+    beforeQueue.run(hooks.before, stage: .before, environment: environment(.before)) {
+      [weak self] in
+      guard let self else { return }
+      self.turning = false
+      guard !self.stopping else { return }
+      self.turnOutput(turn, orientation: orientation, environment: environment(.after))
     }
+  }
+
+  /// The backend's part of a turn, then the after hooks (not waited for) and the settle time.
+  private func turnOutput(
+    _ turn: Turn, orientation: Orientation, environment: [String: String]
+  ) {
     var applied: Applied?
     if let backend {
       do {
@@ -432,26 +465,28 @@ final class Rotator {
         if error.status == .unavailable || error.status == .ioError {
           stop(error.status.rawValue)
         }
+        finishOnce()
         return
       }
     }
     appliedTurn = turn
     appliedOrientation = orientation
     for skipped in applied?.touchSkipped ?? [] { logger.notice("touch not mapped: \(skipped)") }
-    for failure in hooks.run(.after, environment: environment(.after)) {
-      logger.warning(failure)
+    afterQueue.run(hooks.after, stage: .after, environment: environment) { [weak self] in
+      self?.finishOnce()
     }
     report(turn, orientation: orientation, touch: applied?.touch ?? [])
     settling = true
     if options.settleMilliseconds > 0 {
       do {
         try settleTimer?.schedule(after: .milliseconds(options.settleMilliseconds))
+        return
       } catch {
         settling = false
       }
-    } else {
-      settling = false
     }
+    settling = false
+    consider()
   }
 
   private func report(_ turn: Turn, orientation: Orientation, touch: [String]) {
