@@ -37,6 +37,7 @@ TEST_PKGS=(
   v4l-utils libiio-utils
   procps psmisc
   sway wlr-randr       # orientd rotate: a real headless sway (IPC, outputs, wlr-randr)
+  seatd                # orientd rotate: sway on libinput in the VM (rotate-touch) gets its seat from seatd
   xserver-xephyr x11-xserver-utils xinput  # orientd rotate on X11: Xephyr rotates (Xorg dummy does not)
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
