@@ -18,9 +18,16 @@ extension DeviceFacts {
 
   /// Whether udev describes `device` as an input accelerometer: an event node
   /// (`/dev/input/eventN`) with `ID_INPUT_ACCELEROMETER=1`, or `IIO_SENSOR_PROXY_TYPE`
-  /// containing `input-accel`.
+  /// containing `input-accel`. Not on USB or Bluetooth (`id/bustype` 3 or 5): those are game
+  /// controllers' motion sensors (udev marks them accelerometers too), which say nothing about
+  /// how the screen is held.
   public static func isInputAccelerometer(_ device: UdevDevice) -> Bool {
     guard let node = device.devnode, node.hasPrefix("/dev/input/event") else { return false }
+    if let bus = device.parent?.attribute("id/bustype"), let number = Int(bus, radix: 16),
+      number == 0x03 || number == 0x05
+    {
+      return false
+    }
     if device.property("ID_INPUT_ACCELEROMETER") == "1" { return true }
     let types = device.property("IIO_SENSOR_PROXY_TYPE")?.split(separator: " ") ?? []
     return types.contains("input-accel")

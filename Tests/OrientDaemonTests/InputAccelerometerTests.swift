@@ -13,12 +13,17 @@ import Testing
 enum InputAccel {
   static let node = "/dev/input/event4"
   static let matrix = "-1, 0, 0; 0, 1, 0; 0, 0, -1"
-  static let record = """
+  static let record = record()
+
+  /// The record, with `tag` as the event node's classification and `bustype` (hex) as the
+  /// input device's `id/bustype` when given.
+  static func record(tag: String = "ID_INPUT_ACCELEROMETER=1", bustype: String? = nil) -> String {
+    """
     P: /devices/platform/lis3lv02d/input/input4/event4
     N: input/event4
     E: DEVNAME=/dev/input/event4
     E: ID_INPUT=1
-    E: ID_INPUT_ACCELEROMETER=1
+    E: \(tag)
     E: ACCEL_MOUNT_MATRIX=\(matrix)
     E: MAJOR=13
     E: MINOR=68
@@ -38,6 +43,7 @@ enum InputAccel {
     A: capabilities/ev=9
     A: name=ST LIS3LV02DL Accelerometer
     A: properties=40
+    \(bustype.map { "A: id/bustype=\($0)" } ?? "")
 
     P: /devices/platform/lis3lv02d
     E: DRIVER=lis3lv02d
@@ -46,6 +52,7 @@ enum InputAccel {
     A: modalias=platform:lis3lv02d
 
     """
+  }
 
   static func hex(_ bytes: [UInt8]) -> String {
     bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
@@ -123,8 +130,10 @@ enum InputAccel {
 /// as `orientd --watch --json` and Debian's `monitor-sensor` see them.
 @Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct InputAccelerometerTests {
-  func files(_ directory: TemporaryDirectory, events: String) throws -> [String] {
-    try writeFile(directory.file("input.umockdev"), InputAccel.record)
+  func files(
+    _ directory: TemporaryDirectory, events: String, record: String = InputAccel.record
+  ) throws -> [String] {
+    try writeFile(directory.file("input.umockdev"), record)
     try writeFile(directory.file("input.ioctl"), InputAccel.ioctls)
     try writeFile(directory.file("input.events"), events)
     return [
@@ -153,6 +162,24 @@ struct InputAccelerometerTests {
     // 1 g = the resolution, 1000 units.
     let scale = sensor["scale"]?.arrayValue?.compactMap(\.numberValue) ?? []
     #expect(scale.count == 3 && scale.allSatisfy { abs($0 - 0.00980665) < 1e-9 }, "\(scale)")
+  }
+
+  /// iio-sensor-proxy's udev type alone is enough; a game controller's motion sensor (USB or
+  /// Bluetooth) is never taken for the display's accelerometer.
+  @Test(arguments: [
+    ("IIO_SENSOR_PROXY_TYPE=input-accel", nil, true), ("ID_INPUT_ACCELEROMETER=1", "0003", false),
+    ("ID_INPUT_ACCELEROMETER=1", "0005", false), ("ID_INPUT_JOYSTICK=1", nil, false),
+  ])
+  func classification(tag: String, bustype: String?, used: Bool) throws {
+    let directory = try TemporaryDirectory("input-kind")
+    let wrapper = try files(
+      directory, events: "", record: InputAccel.record(tag: tag, bustype: bustype))
+    let result = try ChildProcess.run(
+      wrapper + [try Built.executable("orientd"), "--list-sensors", "--json"],
+      outputDirectory: directory.path, timeout: 30)
+    let document = try JSONValue(parsing: result.stdout)
+    #expect(result.status == (used ? 0 : 69), "\(result.stdout)\n\(result.stderr)")
+    #expect(document["chosen"] == (used ? .string("event4") : .null), "\(result.stdout)")
   }
 
   @Test func fourOrientationsOnlyWhileClaimed() throws {
