@@ -26,7 +26,7 @@ Control: one command per line written to the --control FIFO:
                     sensor's frame with the inverse of --mount-matrix, the matrix the system is
                     told (hwdb) the sensor is mounted with
   lux L             (als) the illuminance, in lux
-  presence N        (prox) the Human Presence field: 1 someone/something is near, 0 not
+  presence N        (prox) the Human Presence field: 0 nothing near, 1 (or a larger level) near
   heading DEG       (magn) the tilt-compensated heading from magnetic north, in whole degrees
   field X Y Z       (magn) the magnetic flux density on the three axes, in gauss
   unplug            destroy the HID device (UHID_DESTROY), as if the sensor hub went away
@@ -357,7 +357,7 @@ class Sensor:
                 self.set_vector(tuple(float(v) for v in rest))
             elif kind == 'als' and name == 'lux' and len(rest) == 1:
                 self.set_values([float(rest[0])])
-            elif kind == 'prox' and name == 'presence' and rest in (['0'], ['1']):
+            elif kind == 'prox' and name == 'presence' and len(rest) == 1 and rest[0].isdigit():
                 self.set_values([int(rest[0])])
             elif kind == 'magn' and name == 'heading' and len(rest) == 1:
                 self.set_values(self.physical[:3] + [float(rest[0]) % 360])
