@@ -15,13 +15,7 @@ extension AccelerometerDescription {
       ("hwdbKey", string(facts.hwdbKey)),
       ("location", .string(location.rawValue)),
       ("locationSource", .string(locationSource)),
-      (
-        "modes",
-        .array(
-          [canBuffer ? "buffered" : nil, canPoll ? "polled" : nil].compactMap { $0 }.map {
-            .string($0)
-          })
-      ),
+      ("modes", .array(readModes.map { .string($0) })),
       ("mountMatrix", .string(mountMatrix.description)),
       ("mountMatrixSource", .string(mountMatrixSource.description)),
       ("scale", .array([.number(scale.x), .number(scale.y), .number(scale.z)])),

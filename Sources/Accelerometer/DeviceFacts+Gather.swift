@@ -6,6 +6,7 @@ extension DeviceFacts {
   /// Reads what orientd needs from a udev device: udev properties through libudev, sysfs
   /// attributes fresh from the files (libudev caches attribute values).
   public static func gather(_ device: UdevDevice) -> DeviceFacts {
+    if device.subsystem == "input" { return gatherInput(device) }
     let path = device.syspath
     var facts = DeviceFacts(syspath: path, sysname: device.sysname)
     facts.devnode = device.devnode

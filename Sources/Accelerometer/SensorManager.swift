@@ -74,6 +74,8 @@ public final class SensorManager {
   private var pollOnly: Set<String> = []
   private var calibration = CalibrationWatch()
   private let throttle: HotplugThrottle
+  /// IIO accelerometers, and input-subsystem ones (InputAccelerometer.swift).
+  static let subsystems = ["iio", "input"]
   private lazy var retry = RetryBackoff(loop: loop) { [weak self] in self?.retryUnusable() }
 
   /// Creates a manager; call `begin()` to enumerate and follow hotplug.
@@ -119,14 +121,16 @@ public final class SensorManager {
   /// - Throws: `SystemError` if udev cannot be enumerated or monitored.
   public func begin(monitor wantMonitor: Bool = true) throws(SystemError) {
     if wantMonitor {
-      let monitor = try UdevMonitor(context: context, subsystems: ["iio"])
+      let monitor = try UdevMonitor(context: context, subsystems: SensorManager.subsystems)
       self.monitor = monitor
       monitorWatch = try loop.watch(monitor.fileDescriptor, for: .readable) { [weak self] _ in
         self?.drainMonitor()
       }
     }
-    for device in try context.devices(subsystem: "iio") {
-      consider(device, action: .add, announce: false)
+    for subsystem in SensorManager.subsystems {
+      for device in try context.devices(subsystem: subsystem) {
+        consider(device, action: .add, announce: false)
+      }
     }
     reselect()
   }
@@ -198,9 +202,11 @@ public final class SensorManager {
   /// lost, it still reads the files of the removed device (stale, or failing later with
   /// ENODEV as if the present device were gone). For when uevents were lost (`ENOBUFS`).
   public func resynchronize() {
-    let present: [UdevDevice]
+    var present: [UdevDevice] = []
     do {
-      present = try context.devices(subsystem: "iio")
+      for subsystem in SensorManager.subsystems {
+        present += try context.devices(subsystem: subsystem)
+      }
     } catch {
       logger.error("cannot enumerate the IIO devices again: \(error)")
       return
@@ -255,7 +261,7 @@ public final class SensorManager {
   private func describe(
     _ d: AccelerometerDescription, appeared: Bool, changed: Bool, level: LogLevel
   ) {
-    let modes = [d.canBuffer ? "buffered" : nil, d.canPoll ? "polled" : nil].compactMap { $0 }
+    let modes = d.readModes
     let verb = changed ? "changed" : (appeared ? "appeared" : "found")
     logger.log(
       level,
@@ -338,6 +344,14 @@ public final class SensorManager {
     let syspath = d.facts.syspath
     let handler: (SamplerEvent) -> Void =
       given ?? { [weak self] event in self?.samplerEvent(event, syspath: syspath) }
+    if d.facts.isInputAccelerometer {
+      do {
+        let events = try InputSampler(description: d, loop: loop, logger: logger, handler: handler)
+        return .started(events, trigger: nil)
+      } catch {
+        return error.kind == .notFound ? .gone(error.description) : .failed(error.description)
+      }
+    }
     let sampling = configuration.sampling
     var reasons: [String] = []
     if sampling.mode != .polled && d.canBuffer && !pollOnly.contains(syspath) {
