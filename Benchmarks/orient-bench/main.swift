@@ -97,7 +97,11 @@ func parseOptions(_ arguments: [String]) -> BenchOptions {
         fail("\(argument) needs a positive number, got '\(text)'")
       }
       var adaptive = options.adaptive ?? AdaptiveSampling.Parameters()
-      if argument == "--still-rate" { adaptive.stillRate = number } else { adaptive.settleTime = number }
+      if argument == "--still-rate" {
+        adaptive.stillRate = number
+      } else {
+        adaptive.settleTime = number
+      }
       options.adaptive = adaptive
     case "--seed":
       guard let seed = UInt64(value(argument)) else { fail("--seed needs a whole number") }

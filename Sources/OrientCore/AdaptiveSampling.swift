@@ -123,7 +123,7 @@ public struct AdaptiveSampling: Sendable {
       noise = current + (difference - current) * AdaptiveSampling.fallRate
     } else if difference
       <= AdaptiveSampling.noiseCeiling
-        * max(current, parameters.minimumThreshold / parameters.noiseFactor)
+      * max(current, parameters.minimumThreshold / parameters.noiseFactor)
     {
       noise = current + (difference - current) * AdaptiveSampling.riseRate
     }
