@@ -10,6 +10,7 @@ let package = Package(
   name: "orientd",
   products: [
     .executable(name: "orientd", targets: ["orientd"]),
+    .executable(name: "orientd-rotate", targets: ["orientd-rotate"]),
     .executable(name: "orientcam", targets: ["orientcam"]),
     .executable(name: "orient-bench", targets: ["orient-bench"]),
   ],
@@ -27,6 +28,8 @@ let package = Package(
     .systemLibrary(name: "CX11", pkgConfig: "x11", providers: apt("libx11-dev")),
     .systemLibrary(name: "CXRandR", pkgConfig: "xrandr", providers: apt("libxrandr-dev")),
     .systemLibrary(name: "CXInput", pkgConfig: "xi", providers: apt("libxi-dev")),
+    // orientd rotate: the panel's mounting from the DRM connector's "panel orientation".
+    .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: apt("libdrm-dev")),
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
 
@@ -91,13 +94,23 @@ let package = Package(
         "OrientLog", "JSON",
       ]),
     .target(name: "X11Rotation", dependencies: ["CX11", "CXRandR", "CXInput", "ScreenRotation"]),
+    // Wrapper: libdrm, read-only (KMS connectors and their "panel orientation").
+    .target(name: "DRMKit", dependencies: ["CDRM", "SystemKit"]),
 
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
         "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
-        "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation", "X11Rotation",
+        "DBusKit", "OrientClient", "OrientDaemon",
+      ]),
+    // orientd rotate, exec'd by orientd: its own program so the root daemon maps no X11/xcb
+    // library. Installed in PREFIX/libexec/orientd (Debian package orientd-rotate).
+    .executableTarget(
+      name: "orientd-rotate",
+      dependencies: [
+        "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "DBusKit",
+        "OrientClient", "ScreenRotation", "X11Rotation", "DRMKit",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
@@ -136,7 +149,11 @@ let package = Package(
     .testTarget(name: "OrientCoreTests", dependencies: ["OrientCore"]),
     .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "OrientCore"]),
     .testTarget(
-      name: "OrientdTests", dependencies: ["orientd", "OrientCore", "JSON", "TestSupport"]),
+      name: "OrientdTests",
+      dependencies: ["orientd", "OrientCore", "JSON", "SystemKit", "TestSupport"]),
+    .testTarget(
+      name: "OrientdRotateTests",
+      dependencies: ["orientd-rotate", "OrientCore", "SystemKit", "ScreenRotation", "DRMKit"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(

@@ -1,4 +1,5 @@
 import OrientCore
+import SystemKit
 
 /// orientd's command line, parsed without side effects so tests can check it.
 ///
@@ -27,8 +28,9 @@ struct Options: Equatable {
     case replay(ReplayOptions)
     /// `calibrate`: find the sensor's mount matrix from poses.
     case calibrate(CalibrateOptions)
-    /// Turn the screen and touch input with the orientation (`orientd rotate`).
-    case rotate(RotateOptions)
+    /// `orientd rotate ARGS`: exec the orientd-rotate program with ARGS (it parses them), so
+    /// the daemon's binary links no display library.
+    case rotate([String])
   }
 
   /// The mode selected by the arguments.
@@ -45,10 +47,7 @@ struct Options: Equatable {
            orientd calibrate [--json] [--exact] [--write [hwdb|config]] [--revert]
                              [--sensor NAME] [--config FILE] [--hold S] [--timeout S]
                              [--hwdb-file PATH] [-v]
-           orientd rotate [--output NAME] [--backend B] [--touch NAME ...] [--when W]
-                          [--exec CMD ...] [--exec-before CMD ...] [--natural O] [--settle MS]
-                          [--once] [--force] [--json] [--session] [-v]
-           orientd rotate --lock | --unlock | --toggle-lock | --lock-status
+           orientd rotate [OPTION ...]     (see orientd rotate --help)
            orientd --help | --version
 
     orientd (no mode) runs the daemon: it serves org.orientd.Orientation1 and, unless
@@ -116,7 +115,11 @@ struct Options: Equatable {
 
     detector parameters (KEY, default, unit):
     \(Options.parameterTable)
-    \(RotateOptions.usage)
+
+    orientd rotate follows the orientation and turns the screen and its touch input (sway,
+    wlroots compositors, X11, hooks). It is a separate program, orientd-rotate (installed in
+    /usr/libexec/orientd, Debian package orientd-rotate), which orientd rotate runs with the
+    same arguments: orientd rotate --help lists its options.
 
     exit status: 0 success; 64 usage error (unknown option, bad --set); 65 malformed trace or
     config file (the message names FILE:LINE); 66 a file cannot be opened or read; 69 no bus,
@@ -151,7 +154,8 @@ struct Options: Equatable {
       case "calibrate":
         command = try Options.parseCalibrate(&cursor)
       case "rotate":
-        command = try RotateOptions.parse(&cursor)
+        // Parsed by orientd-rotate itself, so its options live in one place.
+        command = .rotate(Array(arguments.dropFirst()))
       default:
         throw UsageError("unknown command '\(first)'")
       }
@@ -424,63 +428,6 @@ struct ReplayOptions: Equatable {
   var configPath: String?
   /// Parameter overrides, in order.
   var overrides: [Override] = []
-}
-
-/// A command-line mistake; printed with a pointer to `--help`, exit status 64.
-struct UsageError: Error, Equatable, CustomStringConvertible {
-  /// What is wrong.
-  var message: String
-
-  /// Creates an error.
-  init(_ message: String) { self.message = message }
-
-  /// The message.
-  var description: String { message }
-}
-
-/// Walks the argument list; options may take their value as the next argument.
-struct ArgumentCursor {
-  private var arguments: [String]
-  private var index = 0
-
-  /// Creates a cursor at the first argument.
-  init(_ arguments: [String]) { self.arguments = arguments }
-
-  /// The next argument, or `nil` at the end.
-  mutating func next() -> String? {
-    guard index < arguments.count else { return nil }
-    defer { index += 1 }
-    return arguments[index]
-  }
-
-  /// The next argument without moving past it, or `nil` at the end.
-  func peek() -> String? { index < arguments.count ? arguments[index] : nil }
-
-  /// The value of `option`: the next argument, which must exist.
-  mutating func value(for option: String) throws(UsageError) -> String {
-    guard let value = next() else { throw UsageError("\(option) needs a value") }
-    return value
-  }
-
-  /// Splits `--option=value` into the option and its inline value; other arguments are
-  /// returned whole with no value.
-  static func split(_ argument: String) -> (name: String, inline: String?) {
-    guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else {
-      return (argument, nil)
-    }
-    return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
-  }
-
-  /// The value of `option`: the inline `--option=value` part, else the next argument.
-  mutating func value(for option: String, inline: String?) throws(UsageError) -> String {
-    if let inline { return inline }
-    return try value(for: option)
-  }
-
-  /// Rejects `--flag=value` for an option that takes no value.
-  static func noValue(_ option: String, _ inline: String?) throws(UsageError) {
-    if inline != nil { throw UsageError("\(option) takes no value") }
-  }
 }
 
 extension String {
