@@ -10,13 +10,14 @@ daemons it starts see the emulated device. Each daemon runs in turn, and the sam
   idle      context switches (voluntary + involuntary, summed over every thread's
             /proc/PID/task/TID/status) while nobody claims, scaled to a minute: every wakeup
             is one
-  still     the same and CPU time (utime + stime, /proc/PID/stat) while claimed with the
+  still     the same and CPU time (run time, see cpu) while claimed with the
             device still, per minute (after a settling second)
   latency   time from writing the new values into the emulated sysfs files to receiving the
             PropertiesChanged with the new AccelerometerOrientation, over N changes made at
             random moments (so that the phase against a polling timer is random), every
             --pause-min ... --pause-max seconds ("turning every few seconds")
-  cpu       wakeups and CPU time during that turning run, per minute
+  cpu       wakeups and CPU time (every thread's run time, /proc/PID/task/TID/schedstat)
+            during that turning run, per minute
   memory    VmRSS and RssAnon (/proc/PID/status) and Pss (/proc/PID/smaps_rollup) after the
             claimed run
 """
@@ -48,7 +49,6 @@ RAW = {'normal': (0, -1000, 0), 'left-up': (1000, 0, 0), 'bottom-up': (0, 1000, 
 CYCLE = ['left-up', 'bottom-up', 'right-up', 'normal']
 NAME = 'net.hadess.SensorProxy'
 PATH = '/net/hadess/SensorProxy'
-TICK = os.sysconf('SC_CLK_TCK')
 
 
 class Bench:
@@ -160,15 +160,22 @@ class Bench:
 
     @staticmethod
     def switches(pid):
-        # Every thread's: GLib's D-Bus I/O runs in a worker thread, not the main one.
-        total = 0
+        """Context switches per thread (GLib's D-Bus I/O runs in a worker thread, not the
+        main one): {tid: count}; subtract two with `since`."""
+        counts = {}
         for tid in os.listdir('/proc/%d/task' % pid):
             try:
                 s = Bench.status_file('/proc/%d/task/%s/status' % (pid, tid))
             except FileNotFoundError:
                 continue
-            total += int(s['voluntary_ctxt_switches']) + int(s['nonvoluntary_ctxt_switches'])
-        return total
+            counts[tid] = int(s['voluntary_ctxt_switches']) + int(s['nonvoluntary_ctxt_switches'])
+        return counts
+
+    @staticmethod
+    def since(before, after):
+        # A thread that exited in between takes its switches along (they are not kept
+        # anywhere /proc shows), so this can only undercount.
+        return sum(n - before.get(tid, 0) for tid, n in after.items())
 
     @staticmethod
     def status_file(path):
@@ -180,9 +187,16 @@ class Bench:
 
     @staticmethod
     def cpu_seconds(pid):
-        stat = open('/proc/%d/stat' % pid).read()
-        fields = stat[stat.rindex(')') + 2:].split()
-        return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+        # Run time in ns from every thread's schedstat: utime + stime in /proc/PID/stat counts
+        # whole clock ticks (10 ms), too coarse for a daemon that runs for microseconds a
+        # minute. (A thread that exits takes its time along: this can only undercount.)
+        total = 0
+        for tid in os.listdir('/proc/%d/task' % pid):
+            try:
+                total += int(open('/proc/%d/task/%s/schedstat' % (pid, tid)).read().split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+        return total / 1e9
 
     @staticmethod
     def pss_kib(pid):
@@ -214,7 +228,7 @@ class Bench:
         self.pump(timeout=1.0)
         before = self.switches(pid)
         self.pump(timeout=self.args.idle)
-        idle = (self.switches(pid) - before) * 60.0 / self.args.idle
+        idle = self.since(before, self.switches(pid)) * 60.0 / self.args.idle
         print('   idle: %.1f wakeups/min' % idle, file=sys.stderr)
 
         # Claimed: orientation changes at random moments.
@@ -228,7 +242,7 @@ class Bench:
         wall_before = time.monotonic()
         self.pump(timeout=self.args.still)
         still_wall = time.monotonic() - wall_before
-        still = (self.switches(pid) - before) * 60.0 / still_wall
+        still = self.since(before, self.switches(pid)) * 60.0 / still_wall
         still_cpu = (self.cpu_seconds(pid) - cpu_before) * 60.0 / still_wall * 1000
         print('   claimed, still: %.0f wakeups/min, cpu %.0f ms/min' % (still, still_cpu),
               file=sys.stderr)
@@ -256,7 +270,7 @@ class Bench:
                 missed += 1
         claimed = time.monotonic() - wall_before
         cpu = (self.cpu_seconds(pid) - cpu_before) * 60.0 / claimed * 1000
-        turning = (self.switches(pid) - switches_before) * 60.0 / claimed
+        turning = self.since(switches_before, self.switches(pid)) * 60.0 / claimed
         status = self.status(pid)
         rss = int(status['VmRSS'].split()[0])
         anon = int(status['RssAnon'].split()[0])
