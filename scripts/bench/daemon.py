@@ -305,7 +305,7 @@ def main():
     parser.add_argument('--orientd', required=True)
     parser.add_argument('--iio-sensor-proxy', default='/usr/sbin/iio-sensor-proxy')
     parser.add_argument('--work', required=True)
-    parser.add_argument('--changes', type=int, default=40)
+    parser.add_argument('--changes', type=int, default=30)
     parser.add_argument('--idle', type=float, default=20.0)
     parser.add_argument('--still', type=float, default=30.0,
                         help='seconds claimed and still (scaled to a minute)')
