@@ -13,6 +13,8 @@ public struct PublishedState: Equatable, Sendable {
   public var tilt: Tilt = .undefined
   /// The `Sensor` property (empty with no sensor).
   public var sensor: [String: DBusValue] = [:]
+  /// Light, proximity and compass (AmbientService.swift).
+  public var ambient = AmbientState()
 
   /// No sensor, nothing known.
   public init() {}
