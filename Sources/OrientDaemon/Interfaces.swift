@@ -55,7 +55,9 @@ enum BusInterfaces {
     -> [DBusMethod]
   {
     [
-      DBusMethod("Claim\(name)") { (invocation) throws(DBusError) in h.ambientClaim(invocation, kind) },
+      DBusMethod("Claim\(name)") { (invocation) throws(DBusError) in
+        h.ambientClaim(invocation, kind)
+      },
       DBusMethod("Release\(name)") { (invocation) throws(DBusError) -> [DBusValue] in
         h.ambientRelease(invocation.sender, kind)
         return []

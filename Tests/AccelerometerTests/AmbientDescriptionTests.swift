@@ -55,9 +55,10 @@ struct AmbientDescriptionTests {
     let sequence = ["256", "0", "129", "127", "116", "115", "127", "128", "129"]
     let near = sequence.map { interpreter.interpret($0) }
     #expect(
-      near == [true, false, true, true, true, false, false, false, true].map {
-        .proximity(near: $0)
-      })
+      near
+        == [true, false, true, true, true, false, false, false, true].map {
+          .proximity(near: $0)
+        })
   }
 
   @Test func udevNearLevelWinsOverSysfs() throws {

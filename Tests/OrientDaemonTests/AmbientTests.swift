@@ -99,7 +99,8 @@ struct AmbientTests {
       """
     try writeFile(fixture.bus.directory.file("claim.py"), script)
     let claimer = try fixture.start([
-      "/usr/bin/python3", fixture.bus.directory.file("claim.py"), address, "ClaimLight", "ReleaseLight",
+      "/usr/bin/python3", fixture.bus.directory.file("claim.py"), address, "ClaimLight",
+      "ReleaseLight",
       fixture.bus.directory.file("go1"), fixture.bus.directory.file("go2"),
     ])
     // The claim's reply waited for the first reading: the level is already there.
@@ -147,7 +148,9 @@ struct AmbientTests {
       "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
     try fixture.testbed.perform { $0.set(EmulatedAmbient.applesmc, "light", "(255,255)\n") }
     #expect(
-      waitFor(timeout: 10) { monitor.standardOutput.contains("Light changed: 100.000000 (vendor)") },
+      waitFor(timeout: 10) {
+        monitor.standardOutput.contains("Light changed: 100.000000 (vendor)")
+      },
       "monitor-sensor: \(monitor.standardOutput)")
   }
 
@@ -162,13 +165,9 @@ struct AmbientTests {
     ])
     #expect(denied.status != 0 && denied.stderr.contains("denied"), "\(denied)")
 
-    let policy = try TemporaryDirectory("policy")
-    let text = readFile("\(Built.packageRoot)/dbus/orientd.conf")
-    #expect(text.contains("<policy user=\"geoclue\">"))
-    try writeFile(
-      policy.file("orientd.conf"),
-      text.replacing("<policy user=\"geoclue\">", with: "<policy user=\"root\">"))
-    let granted = try DaemonFixture(devices: devices, bus: try PrivateBus(policyDirectory: policy.path))
+    let (bus, policy) = try PrivateBus.compassGrantedToRoot()
+    let granted = try DaemonFixture(devices: devices, bus: bus)
+    defer { withExtendedLifetime(policy) {} }
     // Debian's monitor-sensor (3.0) looks at the compass only when run as geoclue: busctl.
     func claimAndRead() throws -> String {
       let base = ["busctl", "--address=\(granted.bus.address)"]

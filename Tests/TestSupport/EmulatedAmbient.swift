@@ -11,7 +11,9 @@ public enum EmulatedAmbient {
   public static let devices: [UMockdevDevice] = {
     do {
       let devices = try UMockdevDevice.parse(record: readFile(path))
-      guard devices.count == 6 else { throw TestFailure("expected 6 devices, found \(devices.count)") }
+      guard devices.count == 6 else {
+        throw TestFailure("expected 6 devices, found \(devices.count)")
+      }
       return devices
     } catch {
       fatalError("\(path): \(error) (the emulated ambient sensors of the tests)")
@@ -26,4 +28,21 @@ public enum EmulatedAmbient {
   public static var compass: UMockdevDevice { devices[4] }
   /// applesmc with its `light` attribute.
   public static var applesmc: UMockdevDevice { devices[5] }
+}
+
+extension PrivateBus {
+  /// A private bus with the project's policy, except that the compass, which
+  /// dbus/orientd.conf grants to the `geoclue` user only, is granted to root (the tests' user)
+  /// by the same rules.
+  public static func compassGrantedToRoot() throws -> (PrivateBus, TemporaryDirectory) {
+    let policy = try TemporaryDirectory("policy")
+    let text = readFile("\(Built.packageRoot)/dbus/orientd.conf")
+    guard text.contains("<policy user=\"geoclue\">") else {
+      throw TestFailure("dbus/orientd.conf has no <policy user=\"geoclue\"> for the compass")
+    }
+    try writeFile(
+      policy.file("orientd.conf"),
+      text.replacing("<policy user=\"geoclue\">", with: "<policy user=\"root\">"))
+    return (try PrivateBus(policyDirectory: policy.path), policy)
+  }
 }
