@@ -149,6 +149,11 @@ public struct AmbientDescription: Hashable, Sendable {
     var sensors: [AmbientDescription] = []
     var problems: [String] = []
     func number(_ attribute: String) -> Double? { read(attribute).flatMap(parseNumber) }
+    // A channel's own `_scale`/`_offset`, else the one its type shares (the HID sensor hub's
+    // magnetometer has `in_rot_scale` for every `in_rot_from_north_*` channel).
+    func calibration(_ channel: String, _ what: String) -> Double? {
+      number("\(channel)_\(what)") ?? number("\(channelType(channel))_\(what)")
+    }
 
     if subsystem == "iio" {
       if let (attribute, unit) = lightAttributes.first(where: { read($0.0) != nil }) {
@@ -159,8 +164,8 @@ public struct AmbientDescription: Hashable, Sendable {
           classifiedBy: tagged(.light) ?? "sysfs \(attribute)")
         d.unit = unit
         if attribute.hasSuffix("_raw") {
-          d.scale = number("\(channel)_scale") ?? 1
-          d.offset = number("\(channel)_offset") ?? 0
+          d.scale = calibration(channel, "scale") ?? 1
+          d.offset = calibration(channel, "offset") ?? 0
         }
         sensors.append(d)
       } else if let tag = tagged(.light) {
@@ -191,8 +196,8 @@ public struct AmbientDescription: Hashable, Sendable {
           kind: .compass, syspath: syspath, sysname: sysname, name: name,
           driver: .iioPoll(attribute: attribute),
           classifiedBy: tagged(.compass) ?? "sysfs \(attribute)")
-        d.scale = number("\(channel)_scale") ?? 1
-        d.offset = number("\(channel)_offset") ?? 0
+        d.scale = calibration(channel, "scale") ?? 1
+        d.offset = calibration(channel, "offset") ?? 0
         sensors.append(d)
       } else if let tag = tagged(.compass) {
         problems.append("\(sysname): \(tag) but no in_rot_from_north_*_raw attribute")
@@ -205,6 +210,13 @@ public struct AmbientDescription: Hashable, Sendable {
       sensors.append(d)
     }
     return (sensors, problems)
+  }
+
+  /// `in_rot_from_north_magnetic_tilt_comp` -> `in_rot`, `in_illuminance0` -> `in_illuminance`.
+  private static func channelType(_ channel: String) -> String {
+    let name = channel.dropFirst("in_".count)
+    let type = name.prefix { $0 != "_" && !$0.isNumber }
+    return "in_\(type)"
   }
 
   /// `in_illuminance_raw` -> `in_illuminance`.

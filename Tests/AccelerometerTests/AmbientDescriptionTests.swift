@@ -83,6 +83,19 @@ struct AmbientDescriptionTests {
     #expect(interpreter.interpret("900\n") == .compass(heading: 90))
   }
 
+  /// hid-sensor-magn-3d's shape (recorded in the VM): the scale is shared by the type.
+  @Test func hidCompassUsesTheSharedRotScale() throws {
+    let compass = try #require(
+      describe(
+        [
+          "in_rot_from_north_magnetic_tilt_comp_raw": "271", "in_rot_scale": "0.5",
+          "in_rot_offset": "2",
+        ], udev: ["IIO_SENSOR_PROXY_TYPE": "iio-buffer-compass"]
+      ).sensors.first)
+    #expect(compass.scale == 0.5 && compass.offset == 2)
+    #expect(compass.classifiedBy == "udev IIO_SENSOR_PROXY_TYPE=iio-buffer-compass")
+  }
+
   @Test func oneChipCanBeLightAndProximity() {
     let found = describe(["in_illuminance_input": "3", "in_proximity_raw": "1"])
     #expect(found.sensors.map(\.kind) == [.light, .proximity])
