@@ -114,8 +114,7 @@ public final class PolledAmbientSource: AmbientSource {
 /// Finds the ambient light, proximity and compass sensors (IIO, hwmon/applesmc), follows
 /// hotplug, and reads each kind only while `start(_:)` asked for it.
 ///
-/// One sensor per kind is used: the one with the lowest device path order among those
-/// present, or the external source of that kind if there is no IIO/hwmon one. Lives on one
+/// One sensor per kind is used: an IIO one before applesmc's, then the first by sysfs path, or the external source of that kind if there is no IIO/hwmon one. Lives on one
 /// `EventLoop` with its libudev objects; idle (nothing started) it holds only the monitor
 /// socket.
 public final class AmbientSensors {
@@ -257,7 +256,12 @@ public final class AmbientSensors {
 
   private func chosen(_ kind: AmbientKind) -> (any AmbientSource)? {
     if let info = found.values.flatMap({ $0 }).filter({ $0.kind == kind })
-      .min(by: { $0.syspath < $1.syspath })
+      // IIO before applesmc's coarse percentage, then by path.
+      .min(by: {
+        ($0.driver == .hwmonLight ? 1 : 0, $0.syspath) < (
+          $1.driver == .hwmonLight ? 1 : 0, $1.syspath
+        )
+      })
     {
       if let running = sources[kind], running.info == info { return running }
       return PolledAmbientSource(

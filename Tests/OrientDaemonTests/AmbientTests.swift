@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TestSupport
 import Testing
 
@@ -185,5 +186,22 @@ struct AmbientTests {
       $0.set(EmulatedAmbient.compass, "in_rot_from_north_magnetic_tilt_comp_raw", "1800\n")
     }
     #expect(try claimAndRead() == "d 180", "\(granted.log)")
+  }
+
+  @Test func listSensorsShowsEveryKind() throws {
+    let directory = try TemporaryDirectory("list")
+    let result = try ChildProcess.run(
+      [
+        "umockdev-run", "-d", EmulatedAmbient.path, "--", try Built.executable("orientd"),
+        "--list-sensors", "--json",
+      ], outputDirectory: directory.path)
+    let document = try JSONValue(parsing: result.stdout)
+    guard case .array(let ambient)? = document["ambient"] else {
+      Issue.record("no ambient list: \(result)")
+      return
+    }
+    #expect(
+      ambient.compactMap { $0["kind"]?.stringValue } == ["light", "light", "proximity", "compass"])
+    #expect(ambient.contains { $0["near_level"] == .number(128) })
   }
 }
