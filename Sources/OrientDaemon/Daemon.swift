@@ -74,6 +74,8 @@ public final class OrientDaemon {
   private var logger: Logger
   private let manager: SensorManager
   private let posture: PostureController
+  /// Light, proximity, compass (AmbientService.swift).
+  private let ambient: AmbientService
   private var detector: OrientationDetector
   private var connection: DBusConnection?
   private var tracker: DBusClientTracker?
@@ -97,6 +99,9 @@ public final class OrientDaemon {
   public static let orientdName = "org.orientd.Orientation1"
   /// iio-sensor-proxy's bus name and interface.
   public static let sensorProxyName = "net.hadess.SensorProxy"
+  /// The polkit action iio-sensor-proxy 3.4+ checks on claims (orientd: light, proximity,
+  /// compass), so that rules written for it apply to orientd too.
+  public static let claimSensorAction = "net.hadess.SensorProxy.claim-sensor"
 
   private static func path(_ text: String) -> DBusObjectPath {
     (try? DBusObjectPath(text)) ?? .root
@@ -116,6 +121,8 @@ public final class OrientDaemon {
     do {
       manager = try SensorManager(
         loop: loop, configuration: configuration.accelerometer, logger: logger.child("iio"))
+      ambient = try AmbientService(
+        loop: loop, logger: logger, claimReplyBound: options.claimReplyBound)
     } catch {
       throw DaemonError("cannot use udev: \(error)")
     }
@@ -153,6 +160,13 @@ public final class OrientDaemon {
     published.posture = posture.state
     // Enumeration may already have made the posture want the sensors (orientd's own switch).
     sensorsWantedChanged()
+    ambient.publish = { [weak self] kind, state in self?.publishAmbient(kind, state) }
+    do {
+      try ambient.begin()
+    } catch {
+      throw DaemonError("cannot enumerate light, proximity and compass sensors: \(error)")
+    }
+    published.ambient = ambient.state
 
     let connection: DBusConnection
     do {
@@ -176,7 +190,12 @@ public final class OrientDaemon {
       reading: { [weak self] () throws(DBusError) -> [DBusValue] in
         guard let self else { throw DBusError(.failed, "shutting down") }
         return try self.reading()
-      })
+      },
+      ambientClaim: { [weak self] invocation, kind in
+        if let self { self.ambient.claim(invocation, kind) } else { invocation.reply() }
+      },
+      ambientRelease: { [weak self] sender, kind in self?.ambient.release(sender, kind) })
+    ambient.attach(connection, polkitAction: OrientDaemon.claimSensorAction)
     do {
       try connection.export([BusInterfaces.orientd(handlers)], at: OrientDaemon.orientdPath)
       try publish(OrientdProperty.self, at: OrientDaemon.orientdPath, to: nil, on: connection)
@@ -190,7 +209,7 @@ public final class OrientDaemon {
       do {
         try connection.export(
           [BusInterfaces.sensorProxy(handlers)], at: OrientDaemon.sensorProxyPath)
-        try connection.export([BusInterfaces.compass()], at: OrientDaemon.compassPath)
+        try connection.export([BusInterfaces.compass(handlers)], at: OrientDaemon.compassPath)
         try publish(
           SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath, to: nil, on: connection)
         try publish(CompassProperty.self, at: OrientDaemon.compassPath, to: nil, on: connection)
@@ -251,6 +270,7 @@ public final class OrientDaemon {
     exitStatus = status
     manager.stop()
     posture.shutdown()
+    ambient.stopAll()
     answerHeld()
     holdTimer?.cancel()
     holdTimer = nil
@@ -535,6 +555,19 @@ public final class OrientDaemon {
     announce(
       PostureProperty.self, at: OrientDaemon.posturePath, to: claims.claimers(.posture),
       on: connection)
+  }
+
+  /// Publishes a change of one ambient kind to that kind's claimers (a sensor appearing or
+  /// going away to everyone), so light readings never reach accelerometer-only clients.
+  private func publishAmbient(_ kind: AmbientKind, _ state: AmbientState) {
+    published.ambient = state
+    guard let connection, connection.isConnected, servesCompatibility else { return }
+    let to = ambient.claims.claimers(kind)
+    if kind == .compass {
+      announce(CompassProperty.self, at: OrientDaemon.compassPath, to: to, on: connection)
+    } else {
+      announce(SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath, to: to, on: connection)
+    }
   }
 
   /// `publish(_:at:to:on:)`, logging a failure to send.

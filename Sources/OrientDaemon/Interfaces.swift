@@ -1,3 +1,4 @@
+import Accelerometer
 import DBusKit
 
 /// The D-Bus interfaces orientd exports, described once; `dbus/*.xml` are these descriptions
@@ -15,6 +16,12 @@ enum BusInterfaces {
     var release: (String, ClaimAPI) -> Void
     /// `GetReading`.
     var reading: () throws(DBusError) -> [DBusValue]
+    /// `ClaimLight`, `ClaimProximity`, `ClaimCompass` (answer now or later).
+    var ambientClaim: (DBusMethodInvocation, AmbientKind) -> Void = { invocation, _ in
+      invocation.reply()
+    }
+    /// `ReleaseLight`, `ReleaseProximity`, `ReleaseCompass`.
+    var ambientRelease: (String, AmbientKind) -> Void = { _, _ in }
   }
 
   /// `org.orientd.Orientation1.Error.NoAccelerometer`: `GetReading` with no sensor.
@@ -43,14 +50,25 @@ enum BusInterfaces {
       properties: OrientdProperty.allCases.map(DBusProperty.published))
   }
 
-  /// `net.hadess.SensorProxy` at `/net/hadess/SensorProxy`: the accelerometer part of
-  /// iio-sensor-proxy's contract; light and proximity report no sensor and their claims
-  /// succeed.
+  /// `Claim<Kind>`/`Release<Kind>` of an ambient sensor.
+  private static func ambientMethods(_ h: Handlers, _ kind: AmbientKind, _ name: String)
+    -> [DBusMethod]
+  {
+    [
+      DBusMethod("Claim\(name)") { (invocation) throws(DBusError) in
+        h.ambientClaim(invocation, kind)
+      },
+      DBusMethod("Release\(name)") { (invocation) throws(DBusError) -> [DBusValue] in
+        h.ambientRelease(invocation.sender, kind)
+        return []
+      },
+    ]
+  }
+
+  /// `net.hadess.SensorProxy` at `/net/hadess/SensorProxy`: iio-sensor-proxy's accelerometer,
+  /// ambient light and proximity.
   static func sensorProxy(_ h: Handlers) -> DBusInterface {
-    func nothing(_ name: String) -> DBusMethod {
-      DBusMethod(name) { (_) throws(DBusError) -> [DBusValue] in [] }
-    }
-    return DBusInterface(
+    DBusInterface(
       SensorProxyProperty.interface,
       methods: [
         DBusMethod("ClaimAccelerometer") { (invocation) throws(DBusError) in
@@ -60,21 +78,16 @@ enum BusInterfaces {
           h.release(invocation.sender, .sensorProxy)
           return []
         },
-        nothing("ClaimLight"), nothing("ReleaseLight"), nothing("ClaimProximity"),
-        nothing("ReleaseProximity"),
-      ],
+      ] + ambientMethods(h, .light, "Light") + ambientMethods(h, .proximity, "Proximity"),
       properties: SensorProxyProperty.allCases.map(DBusProperty.published),
       readOnlyPropertyError: .invalidArgs)
   }
 
-  /// `net.hadess.SensorProxy.Compass` at `/net/hadess/SensorProxy/Compass`: no compass.
-  static func compass() -> DBusInterface {
+  /// `net.hadess.SensorProxy.Compass` at `/net/hadess/SensorProxy/Compass`.
+  static func compass(_ h: Handlers) -> DBusInterface {
     DBusInterface(
       CompassProperty.interface,
-      methods: [
-        DBusMethod("ClaimCompass") { (_) throws(DBusError) -> [DBusValue] in [] },
-        DBusMethod("ReleaseCompass") { (_) throws(DBusError) -> [DBusValue] in [] },
-      ],
+      methods: ambientMethods(h, .compass, "Compass"),
       properties: CompassProperty.allCases.map(DBusProperty.published),
       readOnlyPropertyError: .invalidArgs)
   }
@@ -134,8 +147,7 @@ public enum OrientdProperty: String, PublishedProperty {
   }
 }
 
-/// The properties of `net.hadess.SensorProxy`, in introspection order: the accelerometer
-/// part of iio-sensor-proxy's contract; light and proximity report no sensor.
+/// The properties of `net.hadess.SensorProxy`, in introspection order.
 public enum SensorProxyProperty: String, PublishedProperty {
   /// `b`. Its changes are broadcast.
   case hasAccelerometer = "HasAccelerometer"
@@ -144,15 +156,15 @@ public enum SensorProxyProperty: String, PublishedProperty {
   case accelerometerOrientation = "AccelerometerOrientation"
   /// `s`.
   case accelerometerTilt = "AccelerometerTilt"
-  /// `b`: always false.
+  /// `b`. Its changes are broadcast.
   case hasAmbientLight = "HasAmbientLight"
-  /// `s`: always `lux`.
+  /// `s`: `lux` or `vendor`.
   case lightLevelUnit = "LightLevelUnit"
-  /// `d`: always 0.
+  /// `d`: 0 until a claimed sensor was read.
   case lightLevel = "LightLevel"
-  /// `b`: always false.
+  /// `b`. Its changes are broadcast.
   case hasProximity = "HasProximity"
-  /// `b`: always false.
+  /// `b`: false until a claimed sensor was read.
   case proximityNear = "ProximityNear"
 
   /// `net.hadess.SensorProxy`.
@@ -173,7 +185,9 @@ public enum SensorProxyProperty: String, PublishedProperty {
   }
 
   /// A sensor appearing or going away is broadcast (see `OrientDaemon`).
-  public var isBroadcastOnChange: Bool { self == .hasAccelerometer }
+  public var isBroadcastOnChange: Bool {
+    self == .hasAccelerometer || self == .hasAmbientLight || self == .hasProximity
+  }
 
   /// The value in `state`.
   public func value(in state: PublishedState) -> DBusValue {
@@ -181,18 +195,20 @@ public enum SensorProxyProperty: String, PublishedProperty {
     case .hasAccelerometer: .boolean(state.hasAccelerometer)
     case .accelerometerOrientation: .string(state.orientation.rawValue)
     case .accelerometerTilt: .string(state.tilt.rawValue)
-    case .hasAmbientLight, .hasProximity, .proximityNear: .boolean(false)
-    case .lightLevelUnit: .string("lux")
-    case .lightLevel: .double(0)
+    case .hasAmbientLight: .boolean(state.ambient.hasLight)
+    case .lightLevelUnit: .string(state.ambient.lightUnit.rawValue)
+    case .lightLevel: .double(state.ambient.lightLevel)
+    case .hasProximity: .boolean(state.ambient.hasProximity)
+    case .proximityNear: .boolean(state.ambient.proximityNear)
     }
   }
 }
 
-/// The properties of `net.hadess.SensorProxy.Compass`: no compass.
+/// The properties of `net.hadess.SensorProxy.Compass`.
 public enum CompassProperty: String, PublishedProperty {
-  /// `b`: always false.
+  /// `b`. Its changes are broadcast (only geoclue may listen: dbus/orientd.conf).
   case hasCompass = "HasCompass"
-  /// `d`: always -1.
+  /// `d`: degrees from north; -1 until a claimed compass was read.
   case compassHeading = "CompassHeading"
 
   /// `net.hadess.SensorProxy.Compass`.
@@ -206,11 +222,14 @@ public enum CompassProperty: String, PublishedProperty {
     }
   }
 
+  /// A compass appearing or going away is broadcast.
+  public var isBroadcastOnChange: Bool { self == .hasCompass }
+
   /// The value in `state`.
   public func value(in state: PublishedState) -> DBusValue {
     switch self {
-    case .hasCompass: .boolean(false)
-    case .compassHeading: .double(-1)
+    case .hasCompass: .boolean(state.ambient.hasCompass)
+    case .compassHeading: .double(state.ambient.compassHeading)
     }
   }
 }

@@ -15,6 +15,8 @@ public struct PublishedState: Equatable, Sendable {
   public var sensor: [String: DBusValue] = [:]
   /// `org.orientd.Posture1`'s properties.
   public var posture = PostureState()
+  /// Light, proximity and compass (AmbientService.swift).
+  public var ambient = AmbientState()
 
   /// No sensor, nothing known.
   public init() {}

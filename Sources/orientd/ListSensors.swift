@@ -26,6 +26,15 @@ enum ListSensorsCommand {
     }
     let sensors = manager.sensors
     let outcome = manager.choice
+    // Light, proximity, compass: found the way the daemon finds them.
+    let ambient: [AmbientDescription]
+    do {
+      let finder = try AmbientSensors(loop: try EventLoop(), logger: logger)
+      try finder.begin(monitor: false)
+      ambient = finder.all
+    } catch {
+      SensorCommandSupport.fail(.unavailable, "cannot enumerate ambient sensors: \(error)")
+    }
     // The sensor's own 1 g, read for a moment from the one orientd would use (see docs/detector.md).
     let nominal =
       (try? DaemonConfiguration.load(path: options.configPath))?.detector.gravity ?? standardGravity
@@ -39,13 +48,42 @@ enum ListSensorsCommand {
         ("notChosen", .array(outcome.notChosen.map { .string($0) })),
         ("triggers", .array(manager.knownTriggers.map { .string($0.name) })),
         ("gravity_estimate", gravity?.jsonValue ?? .null),
+        ("ambient", .array(ambient.map(ambientJSON))),
       ])
       StandardStream.output.writeLine(document.encoded())
     } else {
       StandardStream.output.writeLine(
         text(sensors, outcome: outcome, manager: manager, gravity: gravity))
+      StandardStream.output.writeLine(ambientText(ambient))
     }
     return sensors.isEmpty ? .unavailable : .success
+  }
+
+  private static func ambientJSON(_ d: AmbientDescription) -> JSONValue {
+    .object([
+      ("kind", .string(d.kind.rawValue)), ("device", .string(d.sysname)),
+      ("syspath", .string(d.syspath)), ("name", d.name.map { .string($0) } ?? .null),
+      ("read", .string(d.driver.description)), ("classified_by", .string(d.classifiedBy)),
+      ("unit", d.kind == .light ? .string(d.unit.rawValue) : .null),
+      ("scale", .number(d.scale)), ("offset", .number(d.offset)),
+      ("near_level", d.nearLevel.map { .number($0) } ?? .null),
+      ("near_level_source", d.nearLevelSource.map { .string($0) } ?? .null),
+    ])
+  }
+
+  private static func ambientText(_ ambient: [AmbientDescription]) -> String {
+    guard !ambient.isEmpty else {
+      return "\nNo ambient light, proximity or compass sensor found."
+    }
+    var lines = [""]
+    for d in ambient {
+      var line = "\(d.kind.rawValue): \(d.sysname) (\(d.name ?? "no name")) read \(d.driver)"
+      if d.kind == .light { line += " in \(d.unit.rawValue)" }
+      if d.scale != 1 || d.offset != 0 { line += ", scale \(d.scale) offset \(d.offset)" }
+      if let level = d.nearLevel { line += ", near above \(level) (\(d.nearLevelSource ?? "?"))" }
+      lines.append(line + "; \(d.classifiedBy)")
+    }
+    return lines.joined(separator: "\n")
   }
 
   private static func text(

@@ -181,10 +181,10 @@ struct BusFaultTests {
       (own, "org.orientd.Orientation1.Release", [], "()"),
       (compat, "net.hadess.SensorProxy.ClaimAccelerometer", [], "()"),
       (compat, "net.hadess.SensorProxy.ReleaseAccelerometer", [], "()"),
-      (
-        ("net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass"),
-        "net.hadess.SensorProxy.Compass.ClaimCompass", [], "()"
-      ),
+      (compat, "net.hadess.SensorProxy.ClaimLight", [], "()"),
+      (compat, "net.hadess.SensorProxy.ReleaseLight", [], "()"),
+      (compat, "net.hadess.SensorProxy.ClaimProximity", [], "()"),
+      (compat, "net.hadess.SensorProxy.ReleaseProximity", [], "()"),
     ] {
       let result = try call(target.0, target.1, method, arguments)
       #expect(result.said.contains(outcome), "\(method): \(result.said)")
@@ -196,6 +196,11 @@ struct BusFaultTests {
       (compat, "\(properties).Set", ["net.hadess.SensorProxy", "HasAccelerometer", "<true>"]),
       (own, "org.orientd.Nope.Frobnicate", []),
       (own, "org.freedesktop.DBus.ObjectManager.GetManagedObjects", []),
+      // The compass is geoclue's (as in iio-sensor-proxy's policy).
+      (
+        ("net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass"),
+        "net.hadess.SensorProxy.Compass.ClaimCompass", []
+      ),
     ] {
       let result = try call(target.0, target.1, method, arguments)
       #expect(

@@ -1,0 +1,207 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// Light, proximity and compass on `net.hadess.SensorProxy`, emulated with umockdev
+/// (Tests/Fixtures/umockdev/ambient.umockdev) and seen by Debian's `monitor-sensor`, busctl and
+/// gdbus on a private bus with the project's policy.
+@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+struct AmbientTests {
+  private static let proxy = ["net.hadess.SensorProxy", "/net/hadess/SensorProxy"]
+
+  private func get(_ fixture: DaemonFixture, _ name: String) throws -> String {
+    try fixture.property(name, service: "net.hadess.SensorProxy", path: "/net/hadess/SensorProxy")
+  }
+
+  private func reads(_ fixture: DaemonFixture, _ attribute: String) -> Bool {
+    fixture.testbed.openFiles().contains { $0.hasSuffix(attribute) }
+  }
+
+  @Test func lightAndProximityAsMonitorSensorSeesThem() throws {
+    let light = EmulatedAmbient.light[1]
+    let prox = EmulatedAmbient.proximity[1]
+    let fixture = try DaemonFixture(
+      devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light + EmulatedAmbient.proximity)
+    // Present, not read, and the contract's values before a claim.
+    #expect(try get(fixture, "HasAmbientLight") == "b true")
+    #expect(try get(fixture, "HasProximity") == "b true")
+    #expect(try get(fixture, "LightLevel") == "d 0")
+    #expect(try get(fixture, "LightLevelUnit") == "s \"lux\"")
+    #expect(try get(fixture, "ProximityNear") == "b false")
+    #expect(!reads(fixture, "in_illuminance_raw") && !reads(fixture, "in_proximity_raw"))
+
+    let monitor = try fixture.start(["stdbuf", "-oL", "monitor-sensor"])
+    // (100 + 10) * 0.5 = 55 lux, after the claim: either the first line or a change.
+    #expect(
+      waitFor(timeout: 15) {
+        monitor.standardOutput.contains("Light changed: 55.000000 (lux)")
+          || monitor.standardOutput.contains("=== Has ambient light sensor (value: 55.000000")
+      }, "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
+    #expect(reads(fixture, "in_illuminance_raw") && reads(fixture, "in_proximity_raw"))
+
+    try fixture.testbed.perform { $0.set(light, "in_illuminance_raw", "290\n") }
+    #expect(
+      waitFor(timeout: 10) { monitor.standardOutput.contains("Light changed: 150.000000 (lux)") },
+      "monitor-sensor: \(monitor.standardOutput)")
+    try fixture.testbed.perform { $0.set(prox, "in_proximity_raw", "256\n") }
+    #expect(
+      waitFor(timeout: 10) {
+        monitor.standardOutput.lines.last?.hasSuffix("Proximity value changed: 1") == true
+      }, "monitor-sensor: \(monitor.standardOutput)")
+    // 127 is within the margin: still near; 0 is far.
+    try fixture.testbed.perform { $0.set(prox, "in_proximity_raw", "127\n") }
+    #expect(fixture.waitForPolls(3))
+    #expect(try get(fixture, "ProximityNear") == "b true")
+    try fixture.testbed.perform { $0.set(prox, "in_proximity_raw", "0\n") }
+    #expect(
+      waitFor(timeout: 10) {
+        monitor.standardOutput.lines.last?.hasSuffix("Proximity value changed: 0") == true
+      }, "monitor-sensor: \(monitor.standardOutput)")
+
+    // A client that vanishes is released: nothing is read any more.
+    monitor.killNow()
+    #expect(
+      waitFor(timeout: 10) {
+        !reads(fixture, "in_illuminance_raw") && !reads(fixture, "in_proximity_raw")
+      }, "\(fixture.log)")
+  }
+
+  /// PropertiesChanged goes to the light's claimers only; a claim is answered after a fresh
+  /// reading; releasing stops the reads.
+  @Test func claimsArePerClientAndChangesGoToClaimersOnly() throws {
+    let light = EmulatedAmbient.light[1]
+    let fixture = try DaemonFixture(devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light)
+    let address = fixture.bus.address
+    // An accelerometer claimer hears no light change.
+    let accel = try fixture.start([
+      "gdbus", "monitor", "--address", address, "--dest", "net.hadess.SensorProxy",
+    ])
+    let script = """
+      import gi, os, sys, time
+      from gi.repository import Gio, GLib
+      bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1],
+          Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+      def call(method):
+          bus.call_sync('net.hadess.SensorProxy', '/net/hadess/SensorProxy', 'net.hadess.SensorProxy',
+                        method, None, None, 0, 10000, None)
+      def get(name):
+          return bus.call_sync('net.hadess.SensorProxy', '/net/hadess/SensorProxy',
+              'org.freedesktop.DBus.Properties', 'Get',
+              GLib.Variant('(ss)', ('net.hadess.SensorProxy', name)), None, 0, 10000, None)[0]
+      def wait(path):
+          while not os.path.exists(path): time.sleep(0.05)
+      call(sys.argv[2])
+      print('claimed', get('LightLevel'), flush=True)
+      wait(sys.argv[4])
+      call(sys.argv[3])
+      print('released', flush=True)
+      wait(sys.argv[5])
+      """
+    try writeFile(fixture.bus.directory.file("claim.py"), script)
+    let claimer = try fixture.start([
+      "/usr/bin/python3", fixture.bus.directory.file("claim.py"), address, "ClaimLight",
+      "ReleaseLight",
+      fixture.bus.directory.file("go1"), fixture.bus.directory.file("go2"),
+    ])
+    // The claim's reply waited for the first reading: the level is already there.
+    #expect(
+      waitFor(timeout: 15) { claimer.standardOutput.contains("claimed 55.0") },
+      "claimer: \(claimer.standardOutput) \(claimer.standardError)\n\(fixture.log)")
+    #expect(reads(fixture, "in_illuminance_raw"))
+    try fixture.testbed.perform { $0.set(light, "in_illuminance_raw", "190\n") }
+    #expect(waitFor(timeout: 10) { (try? get(fixture, "LightLevel")) == "d 100" })
+    try writeFile(fixture.bus.directory.file("go1"), "")
+    #expect(waitFor(timeout: 10) { claimer.standardOutput.contains("released") })
+    #expect(waitFor(timeout: 10) { !reads(fixture, "in_illuminance_raw") }, "\(fixture.log)")
+    // The LightLevel change was unicast to the claimer: gdbus monitor (no claim) saw none.
+    #expect(!accel.standardOutput.contains("LightLevel"), "\(accel.standardOutput)")
+    try writeFile(fixture.bus.directory.file("go2"), "")
+    _ = claimer.wait(timeout: 10)
+  }
+
+  @Test func sensorsAppearAndGo() throws {
+    let fixture = try DaemonFixture()
+    #expect(try get(fixture, "HasAmbientLight") == "b false")
+    let monitor = try fixture.start(["stdbuf", "-oL", "monitor-sensor"])
+    #expect(waitFor(timeout: 15) { monitor.standardOutput.contains("=== No ambient light sensor") })
+    try fixture.testbed.perform { $0.hotplug(EmulatedAmbient.light + EmulatedAmbient.proximity) }
+    #expect(
+      waitFor(timeout: 15) {
+        monitor.standardOutput.contains("+++ Light sensor appeared")
+          && monitor.standardOutput.contains("+++ Proximity sensor appeared")
+      }, "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
+    #expect(try get(fixture, "HasAmbientLight") == "b true")
+    try fixture.testbed.perform { $0.uevent(EmulatedAmbient.light[1], "remove") }
+    #expect(
+      waitFor(timeout: 15) { monitor.standardOutput.contains("--- Light sensor disappeared") },
+      "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
+    #expect(try get(fixture, "HasAmbientLight") == "b false")
+    #expect(try get(fixture, "HasProximity") == "b true")
+  }
+
+  @Test func applesmcLightIsAPercentageInVendorUnits() throws {
+    let fixture = try DaemonFixture(devices: [Accel.parent, Accel.polled, EmulatedAmbient.applesmc])
+    #expect(try get(fixture, "LightLevelUnit") == "s \"vendor\"")
+    let monitor = try fixture.start(["stdbuf", "-oL", "monitor-sensor"])
+    #expect(
+      waitFor(timeout: 15) { monitor.standardOutput.contains("50.196078") },
+      "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
+    try fixture.testbed.perform { $0.set(EmulatedAmbient.applesmc, "light", "(255,255)\n") }
+    #expect(
+      waitFor(timeout: 10) {
+        monitor.standardOutput.contains("Light changed: 100.000000 (vendor)")
+      },
+      "monitor-sensor: \(monitor.standardOutput)")
+  }
+
+  /// The compass is geoclue's alone (dbus/orientd.conf, as iio-sensor-proxy's policy); with
+  /// the same policy granted to the test's user (root) instead, monitor-sensor reads it.
+  @Test func compassOnlyForItsUser() throws {
+    let devices = [Accel.parent, Accel.polled, EmulatedAmbient.compass]
+    let fixture = try DaemonFixture(devices: devices)
+    let denied = try fixture.client([
+      "busctl", "--address=\(fixture.bus.address)", "call", "net.hadess.SensorProxy",
+      "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass", "ClaimCompass",
+    ])
+    #expect(denied.status != 0 && denied.stderr.contains("denied"), "\(denied)")
+
+    let (bus, policy) = try PrivateBus.compassGrantedToRoot()
+    let granted = try DaemonFixture(devices: devices, bus: bus)
+    defer { withExtendedLifetime(policy) {} }
+    // Debian's monitor-sensor (3.0) looks at the compass only when run as geoclue: busctl.
+    func claimAndRead() throws -> String {
+      let base = ["busctl", "--address=\(granted.bus.address)"]
+      let path = ["net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass"]
+      let claim = try granted.client(
+        base + ["call"] + path + ["net.hadess.SensorProxy.Compass", "ClaimCompass"])
+      #expect(claim.status == 0, "\(claim)\n\(granted.log)")
+      return try granted.client(
+        base + ["get-property"] + path + ["net.hadess.SensorProxy.Compass", "CompassHeading"]
+      ).stdout.trimmingCharacters()
+    }
+    // The claim's reply waits for the first reading, so the heading is there when it returns.
+    #expect(try claimAndRead() == "d 90", "\(granted.log)")
+    try granted.testbed.perform {
+      $0.set(EmulatedAmbient.compass, "in_rot_from_north_magnetic_tilt_comp_raw", "1800\n")
+    }
+    #expect(try claimAndRead() == "d 180", "\(granted.log)")
+  }
+
+  @Test func listSensorsShowsEveryKind() throws {
+    let directory = try TemporaryDirectory("list")
+    let result = try ChildProcess.run(
+      [
+        "umockdev-run", "-d", EmulatedAmbient.path, "--", try Built.executable("orientd"),
+        "--list-sensors", "--json",
+      ], outputDirectory: directory.path)
+    let document = try JSONValue(parsing: result.stdout)
+    guard case .array(let ambient)? = document["ambient"] else {
+      Issue.record("no ambient list: \(result)")
+      return
+    }
+    #expect(
+      ambient.compactMap { $0["kind"]?.stringValue } == ["light", "light", "proximity", "compass"])
+    #expect(ambient.contains { $0["near_level"] == .number(128) })
+  }
+}
