@@ -30,12 +30,14 @@ let package = Package(
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
 
+    // Pure Swift text formats: the INI configuration file, locale-free decimals, trimming.
+    .target(name: "TextFormats"),
     // Pure Swift core: no C, no I/O.
-    .target(name: "OrientCore"),
+    .target(name: "OrientCore", dependencies: ["TextFormats"]),
     // Pure Swift image buffers, pixel formats, rotations and the orientation test pattern.
     .target(name: "Imaging"),
     // The quality benchmark's simulator, baselines and metrics (pure, deterministic).
-    .target(name: "OrientSim", dependencies: ["OrientCore"]),
+    .target(name: "OrientSim", dependencies: ["OrientCore", "TextFormats"]),
 
     // Small shared infrastructure.
     .target(name: "OrientLog"),
@@ -48,7 +50,8 @@ let package = Package(
     .target(
       name: "Capture",
       dependencies: [
-        "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "SystemKit", "OrientLog", "JSON",
+        "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
+        "JSON",
       ]),
 
     // Overlay controls: file format, layout per orientation, rendering (pure).
@@ -61,7 +64,7 @@ let package = Package(
       name: "Session",
       dependencies: [
         "Capture", "Overlay", "EvdevKit", "PreviewKit", "Imaging", "JPEGKit", "OrientCore",
-        "SystemKit", "OrientLog", "JSON", "V4L2Kit",
+        "TextFormats", "SystemKit", "OrientLog", "JSON", "V4L2Kit",
       ]),
 
     // Wrappers over C libraries.
@@ -70,7 +73,9 @@ let package = Package(
     .target(name: "DeviceDiscovery", dependencies: ["CUdev", "SystemKit"]),
     .target(
       name: "Accelerometer",
-      dependencies: ["DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "JSON"]),
+      dependencies: [
+        "DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "TextFormats", "JSON",
+      ]),
 
     // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
     .target(
@@ -80,7 +85,8 @@ let package = Package(
     .target(
       name: "OrientDaemon",
       dependencies: [
-        "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog",
+        "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit",
+        "OrientLog",
       ]),
 
     // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.
@@ -96,8 +102,8 @@ let package = Package(
     .executableTarget(
       name: "orientd",
       dependencies: [
-        "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
-        "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation", "X11Rotation",
+        "OrientCore", "TextFormats", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery",
+        "Accelerometer", "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation", "X11Rotation",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
@@ -130,13 +136,16 @@ let package = Package(
     .executableTarget(
       name: "accel-probe",
       dependencies: [
-        "Accelerometer", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog", "JSON",
+        "Accelerometer", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
+        "JSON",
       ],
       path: "Tests/Helpers/accel-probe"),
-    .testTarget(name: "OrientCoreTests", dependencies: ["OrientCore"]),
+    .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
+    .testTarget(name: "OrientCoreTests", dependencies: ["OrientCore", "TextFormats"]),
     .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "OrientCore"]),
     .testTarget(
-      name: "OrientdTests", dependencies: ["orientd", "OrientCore", "JSON", "TestSupport"]),
+      name: "OrientdTests",
+      dependencies: ["orientd", "OrientCore", "TextFormats", "JSON", "TestSupport"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(
@@ -145,7 +154,9 @@ let package = Package(
       name: "DeviceDiscoveryTests", dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport"]),
     .testTarget(
       name: "AccelerometerTests",
-      dependencies: ["Accelerometer", "OrientCore", "SystemKit", "JSON", "TestSupport"]),
+      dependencies: [
+        "Accelerometer", "OrientCore", "TextFormats", "SystemKit", "JSON", "TestSupport",
+      ]),
     .testTarget(
       name: "OrientClientTests",
       dependencies: [
@@ -154,8 +165,8 @@ let package = Package(
     .testTarget(
       name: "OrientDaemonTests",
       dependencies: [
-        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore", "JSON",
-        "TestSupport",
+        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore",
+        "TextFormats", "JSON", "TestSupport",
       ]),
     .testTarget(name: "ScreenRotationTests", dependencies: ["ScreenRotation", "OrientCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),

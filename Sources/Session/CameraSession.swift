@@ -9,6 +9,7 @@ import OrientLog
 import Overlay
 import PreviewKit
 import SystemKit
+import TextFormats
 import V4L2Kit
 
 /// What `orientcam session` needs from its surroundings.

@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 /// orientd's command line, parsed without side effects so tests can check it.
 ///

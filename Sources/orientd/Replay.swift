@@ -2,6 +2,7 @@ import Glibc
 import JSON
 import OrientCore
 import SystemKit
+import TextFormats
 
 /// `orientd replay`: runs the detector over a recorded trace and prints the committed changes.
 ///
