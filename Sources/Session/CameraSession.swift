@@ -518,7 +518,7 @@ public final class CameraSession {
   /// error events go to the log (photos print their path in `takePhoto`).
   private func emit(_ event: SessionEvent) {
     if options.capture.json {
-      environment.emit(event.json.encoded())
+      environment.emit(OrientcamJSON.line(event.json))
     } else if event.name == "status" || event.name == "error" {
       logger.info(event.json.encoded())
     }
