@@ -145,7 +145,7 @@ let package = Package(
     .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "OrientCore"]),
     .testTarget(
       name: "OrientdTests",
-      dependencies: ["orientd", "OrientCore", "TextFormats", "JSON", "TestSupport"]),
+      dependencies: ["orientd", "OrientCore", "TextFormats", "JSON", "SystemKit", "TestSupport"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(

@@ -1,3 +1,5 @@
+import SystemKit
+
 /// `--exec CMD` hooks: shell commands run before and after each turn with what changed in their
 /// environment, for desktops orientd has no backend for and for extra work (on-screen
 /// keyboards, wallpapers, kiosks' browsers).
@@ -39,7 +41,8 @@ public struct Hooks: Sendable {
     var failures: [String] = []
     for command in stage == .before ? before : after {
       do {
-        let result = try ProgramRunner.run(["/bin/sh", "-c", command], environment: environment)
+        let result = try ProgramRunner.runHelper(
+          ["/bin/sh", "-c", command], environment: environment)
         if result.status != 0 {
           failures.append(
             "hook '\(command)' (\(stage.rawValue)) exited with \(result.status)"

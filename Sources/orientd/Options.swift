@@ -1,4 +1,5 @@
 import OrientCore
+import SystemKit
 import TextFormats
 
 /// orientd's command line, parsed without side effects so tests can check it.
@@ -170,21 +171,13 @@ struct Options: Equatable {
     }
     var mode: Mode?
     var given: [String] = []
-    var help = false
-    var version = false
     var json = false
-    var verbose = false
     var session = false
     var compat = true
     var configPath: String?
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    let common = try cursor.scan(stopAtHelp: false) { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        help = true
-      case "--version":
-        try ArgumentCursor.noValue(name, inline)
-        version = true
       case "--watch", "--get", "--list-sensors":
         try ArgumentCursor.noValue(name, inline)
         let new = Mode(rawValue: name)
@@ -196,9 +189,6 @@ struct Options: Equatable {
         try ArgumentCursor.noValue(name, inline)
         json = true
         given.append(name)
-      case "-v", "--verbose":
-        try ArgumentCursor.noValue(name, inline)
-        verbose = true
       case "--session":
         try ArgumentCursor.noValue(name, inline)
         session = true
@@ -216,8 +206,8 @@ struct Options: Equatable {
             ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'")
       }
     }
-    if help { return .help }
-    if version { return .version }
+    if let answer = Command(answering: common) { return answer }
+    let verbose = common.verbose
     let allowed: Set<String>
     switch mode {
     case nil: allowed = ["--config", "--session", "--no-compat"]
@@ -248,16 +238,9 @@ struct Options: Equatable {
 
   private static func parseRecord(_ cursor: inout ArgumentCursor) throws(UsageError) -> Command {
     var options = SensorCommandOptions()
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    let common = try cursor.scan { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        return .help
-      case "--version":
-        return .version
-      case "-v", "--verbose":
-        try ArgumentCursor.noValue(name, inline)
-        options.verbose = true
       case "--config":
         options.configPath = try cursor.value(for: name, inline: inline)
       case "--duration":
@@ -272,9 +255,12 @@ struct Options: Equatable {
       default:
         throw UsageError(
           argument.hasPrefix("-")
-            ? "unknown option '\(argument)' for record" : "unexpected argument '\(argument)'")
+            ? "unknown option '\(argument)' for record"
+            : "unexpected argument '\(argument)'")
       }
     }
+    if let answer = Command(answering: common) { return answer }
+    options.verbose = common.verbose
     return .record(options)
   }
 
@@ -288,16 +274,9 @@ struct Options: Equatable {
       }
       return value
     }
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    let common = try cursor.scan { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        return .help
-      case "--version":
-        return .version
-      case "-v", "--verbose":
-        try ArgumentCursor.noValue(name, inline)
-        options.verbose = true
       case "--json":
         try ArgumentCursor.noValue(name, inline)
         options.json = true
@@ -329,9 +308,12 @@ struct Options: Equatable {
       default:
         throw UsageError(
           argument.hasPrefix("-")
-            ? "unknown option '\(argument)' for calibrate" : "unexpected argument '\(argument)'")
+            ? "unknown option '\(argument)' for calibrate"
+            : "unexpected argument '\(argument)'")
       }
     }
+    if let answer = Command(answering: common) { return answer }
+    options.verbose = common.verbose
     if options.revert && options.write != nil {
       throw UsageError("--revert and --write cannot be combined")
     }
@@ -344,13 +326,10 @@ struct Options: Equatable {
   private static func parseReplay(_ cursor: inout ArgumentCursor) throws(UsageError) -> Command {
     var replay = ReplayOptions()
     var sawInput = false
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    // replay logs nothing, so it has no -v.
+    let common = try cursor.scan(takesVerbose: false) { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        return .help
-      case "--version":
-        return .version
       case "--json":
         try ArgumentCursor.noValue(name, inline)
         replay.json = true
@@ -379,7 +358,21 @@ struct Options: Equatable {
         sawInput = true
       }
     }
+    if let answer = Command(answering: common) { return answer }
     return .replay(replay)
+  }
+}
+
+extension Options.Command {
+  /// `.help` or `.version` when the common options ask for one (help first), else `nil`.
+  init?(answering common: CommonOptions) {
+    if common.help {
+      self = .help
+    } else if common.version {
+      self = .version
+    } else {
+      return nil
+    }
   }
 }
 
@@ -425,63 +418,6 @@ struct ReplayOptions: Equatable {
   var configPath: String?
   /// Parameter overrides, in order.
   var overrides: [Override] = []
-}
-
-/// A command-line mistake; printed with a pointer to `--help`, exit status 64.
-struct UsageError: Error, Equatable, CustomStringConvertible {
-  /// What is wrong.
-  var message: String
-
-  /// Creates an error.
-  init(_ message: String) { self.message = message }
-
-  /// The message.
-  var description: String { message }
-}
-
-/// Walks the argument list; options may take their value as the next argument.
-struct ArgumentCursor {
-  private var arguments: [String]
-  private var index = 0
-
-  /// Creates a cursor at the first argument.
-  init(_ arguments: [String]) { self.arguments = arguments }
-
-  /// The next argument, or `nil` at the end.
-  mutating func next() -> String? {
-    guard index < arguments.count else { return nil }
-    defer { index += 1 }
-    return arguments[index]
-  }
-
-  /// The next argument without moving past it, or `nil` at the end.
-  func peek() -> String? { index < arguments.count ? arguments[index] : nil }
-
-  /// The value of `option`: the next argument, which must exist.
-  mutating func value(for option: String) throws(UsageError) -> String {
-    guard let value = next() else { throw UsageError("\(option) needs a value") }
-    return value
-  }
-
-  /// Splits `--option=value` into the option and its inline value; other arguments are
-  /// returned whole with no value.
-  static func split(_ argument: String) -> (name: String, inline: String?) {
-    guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else {
-      return (argument, nil)
-    }
-    return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
-  }
-
-  /// The value of `option`: the inline `--option=value` part, else the next argument.
-  mutating func value(for option: String, inline: String?) throws(UsageError) -> String {
-    if let inline { return inline }
-    return try value(for: option)
-  }
-
-  /// Rejects `--flag=value` for an option that takes no value.
-  static func noValue(_ option: String, _ inline: String?) throws(UsageError) {
-    if inline != nil { throw UsageError("\(option) takes no value") }
-  }
 }
 
 extension String {

@@ -1,4 +1,5 @@
 import OrientCore
+import SystemKit
 import Testing
 
 @testable import orientd
