@@ -149,7 +149,8 @@ let package = Package(
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(
-      name: "DBusKitTests", dependencies: ["DBusKit", "SystemKit", "OrientLog", "TestSupport"]),
+      name: "DBusKitTests",
+      dependencies: ["DBusKit", "SystemKit", "OrientLog", "JSON", "TestSupport"]),
     .testTarget(
       name: "DeviceDiscoveryTests", dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport"]),
     .testTarget(
