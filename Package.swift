@@ -10,6 +10,7 @@ let package = Package(
   name: "orientd",
   products: [
     .executable(name: "orientd", targets: ["orientd"]),
+    .executable(name: "orientd-rotate", targets: ["orientd-rotate"]),
     .executable(name: "orientcam", targets: ["orientcam"]),
     .executable(name: "orient-bench", targets: ["orient-bench"]),
   ],
@@ -27,6 +28,8 @@ let package = Package(
     .systemLibrary(name: "CX11", pkgConfig: "x11", providers: apt("libx11-dev")),
     .systemLibrary(name: "CXRandR", pkgConfig: "xrandr", providers: apt("libxrandr-dev")),
     .systemLibrary(name: "CXInput", pkgConfig: "xi", providers: apt("libxi-dev")),
+    // orientd rotate: the panel's mounting from the DRM connector's "panel orientation".
+    .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: apt("libdrm-dev")),
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
 
@@ -75,6 +78,8 @@ let package = Package(
       name: "Accelerometer",
       dependencies: [
         "DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "TextFormats", "JSON",
+        "EvdevKit",
+        "CEvdev",
       ]),
 
     // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
@@ -86,7 +91,7 @@ let package = Package(
       name: "OrientDaemon",
       dependencies: [
         "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit",
-        "OrientLog",
+        "OrientLog", "EvdevKit", "CEvdev",
       ]),
 
     // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.
@@ -97,13 +102,23 @@ let package = Package(
         "OrientLog", "JSON",
       ]),
     .target(name: "X11Rotation", dependencies: ["CX11", "CXRandR", "CXInput", "ScreenRotation"]),
+    // Wrapper: libdrm, read-only (KMS connectors and their "panel orientation").
+    .target(name: "DRMKit", dependencies: ["CDRM", "SystemKit"]),
 
     // Executables.
     .executableTarget(
       name: "orientd",
       dependencies: [
         "OrientCore", "TextFormats", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery",
-        "Accelerometer", "DBusKit", "OrientClient", "OrientDaemon", "ScreenRotation", "X11Rotation",
+        "Accelerometer", "DBusKit", "OrientClient", "OrientDaemon",
+      ]),
+    // orientd rotate, exec'd by orientd: its own program so the root daemon maps no X11/xcb
+    // library. Installed in PREFIX/libexec/orientd (Debian package orientd-rotate).
+    .executableTarget(
+      name: "orientd-rotate",
+      dependencies: [
+        "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "DBusKit",
+        "OrientClient", "ScreenRotation", "X11Rotation", "DRMKit",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
@@ -146,6 +161,9 @@ let package = Package(
     .testTarget(
       name: "OrientdTests",
       dependencies: ["orientd", "OrientCore", "TextFormats", "JSON", "SystemKit", "TestSupport"]),
+    .testTarget(
+      name: "OrientdRotateTests",
+      dependencies: ["orientd-rotate", "OrientCore", "SystemKit", "ScreenRotation", "DRMKit"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(

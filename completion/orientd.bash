@@ -75,7 +75,7 @@ _orientd() {
       ;;
     watch | get) opts="--json --session --verbose" ;;
     list-sensors) opts="--json --config --verbose" ;;
-    record) opts="--duration --raw --config --verbose --help" ;;
+    record) opts="--duration --raw --base --config --verbose --help" ;;
     rotate)
       opts="--output --backend --touch --touch-only --when --exec --exec-before --natural --settle
         --once --force --json --session --verbose --lock --unlock --toggle-lock --lock-status --help"

@@ -4,11 +4,11 @@
 # Debian 12) and a function order (link/orientd.order) that puts the code orientd runs next to
 # each other. Both cut the pages the daemon keeps resident: see docs/benchmark.md "Memory".
 #
-#   scripts/build-release.sh [PRODUCT...]     (default: orientd orientcam)
+#   scripts/build-release.sh [PRODUCT...]     (default: orientd orientd-rotate orientcam)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 products=("$@")
-[ ${#products[@]} -gt 0 ] || products=(orientd orientcam)
+[ ${#products[@]} -gt 0 ] || products=(orientd orientd-rotate orientcam)
 for product in "${products[@]}"; do
   flags=(-c release --static-swift-stdlib --product "$product"
     -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)

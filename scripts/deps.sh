@@ -16,6 +16,7 @@ BUILD_PKGS=(
   libevdev-dev      # CEvdev: volume-key shutter
   libsdl2-dev       # CSDL2: live preview window
   libx11-dev libxrandr-dev libxi-dev  # CX11/CXRandR/CXInput: orientd rotate on X11
+  libdrm-dev        # CDRM: orientd rotate reads the panel's DRM "panel orientation"
 )
 # Tests and demo: real parts instead of mocks.
 TEST_PKGS=(
@@ -36,9 +37,11 @@ TEST_PKGS=(
   v4l-utils libiio-utils
   procps psmisc
   sway wlr-randr       # orientd rotate: a real headless sway (IPC, outputs, wlr-randr)
+  seatd                # orientd rotate: sway on libinput in the VM (rotate-touch) gets its seat from seatd
   xserver-xephyr x11-xserver-utils xinput  # orientd rotate on X11: Xephyr rotates (Xorg dummy does not)
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
+  libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds release binaries (Swift runtime linked statically) and installs orientd, orientcam and
-# their system files where Debian expects them.
+# their system files where Debian expects them; orientd-rotate, the program `orientd rotate`
+# runs, goes to $PREFIX/libexec/orientd (orientd looks there, relative to its own directory).
 #
 #   sudo scripts/install.sh                              # into /usr, then reloads udev/dbus/systemd
 #   DESTDIR=/tmp/stage scripts/install.sh                # staged (packaging); nothing reloaded
@@ -41,7 +42,7 @@ COMPLETIONDIR=${COMPLETIONDIR:-$PREFIX/share/bash-completion/completions}
 if [ -z "${SKIP_BUILD:-}" ]; then
   scripts/deps.sh
   # Static Swift runtime, lld with packed relocations and the daemon's function order.
-  scripts/build-release.sh orientd orientcam
+  scripts/build-release.sh orientd orientd-rotate orientcam
 fi
 bin=${BUILD_DIR:-$(swift build -c release --show-bin-path)}
 [ -x "$bin/orientd" ] || { echo "install: $bin/orientd is missing; build first" >&2; exit 66; }
@@ -52,6 +53,9 @@ put() {  # mode source destination
 }
 echo "installing into ${DESTDIR:-/} (PREFIX=$PREFIX):"
 put 0755 "$bin/orientd" "$PREFIX/bin/orientd"
+if [ -x "$bin/orientd-rotate" ]; then
+  put 0755 "$bin/orientd-rotate" "$PREFIX/libexec/orientd/orientd-rotate"
+fi
 if [ -x "$bin/orientcam" ]; then put 0755 "$bin/orientcam" "$PREFIX/bin/orientcam"; fi
 
 put 0644 dbus/orientd.conf "$DBUSPOLICYDIR/orientd.conf"

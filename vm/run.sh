@@ -29,7 +29,7 @@
 #                       else ${XDG_CACHE_HOME:-~/.cache}/orientd-vm)
 #   ORIENTD_VM_OUT      logs and artefacts (default .build/vm/out, with --systemd
 #                       .build/vm/out-systemd; wiped at the start of a run)
-#   ORIENTD_VM_DEBS     --systemd: the folder with orientd_*.deb and orientcam_*.deb, inside the
+#   ORIENTD_VM_DEBS     --systemd: the folder with the orientd, orientd-rotate, orientcam .debs, in the
 #                       project tree (default .build/deb)
 #   ORIENTD_VM_BIN      where orientd/orientcam were built (default: swift's debug bin path)
 #   ORIENTD_VM_MEM      guest memory in MiB (default 768)     ORIENTD_VM_SMP  vCPUs (default 2)
@@ -351,12 +351,21 @@ kernel_args+=" no_timer_check"
 # systemd as PID 1 (--systemd): only what the tests need (guest/systemd/orientd-vm.target: basic
 # system, journald, udevd, the system bus, then the test runner), no status lines on the console.
 [ $init = bash ] || kernel_args+=" systemd.unit=orientd-vm.target systemd.show_status=false"
+# A display for the rotate-panel test: a virtio-gpu device (its driver loads only when that test
+# asks for it, so the other tests and the boot do not pay for it) whose connector Virtual-1 the
+# kernel gives a DRM "panel orientation" property from the command line, as firmware quirks do
+# for a portrait panel in a landscape tablet.
+display=()
+if [ $init = bash ]; then
+  display=(-device virtio-gpu-pci)
+  kernel_args+=" video=Virtual-1:panel_orientation=left_side_up"
+fi
 qemu=(timeout --kill-after=10 "$vm_timeout" "$qemu_bin"
   -accel tcg,thread=multi,tb-size=256 -cpu max -m "$mem" -smp "$smp"
   -nographic -nodefaults -no-reboot -no-user-config
   -kernel "$vmlinuz" -initrd "$initrd"
   -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off $kernel_args orientd_vm.mode=$mode orientd_vm.init=$init"
-  "${shares[@]}")
+  "${display[@]}" "${shares[@]}")
 
 if [ "$mode" != tests ]; then
   say "booting $kv interactively (power off: exit the shell)"

@@ -22,7 +22,8 @@ let usage = """
     --seed N         seed of every random stream (default 1)
     --profile NAME   only this sensor profile (repeatable): \(SensorProfile.all.map(\.name).joined(separator: ", "))
     --scenario NAME  only this scenario (repeatable)
-    --set KEY=VALUE  override a detector parameter (see orientd --help)
+    --set KEY=VALUE  override a detector parameter (see orientd --help) or a hinge one
+                     ([posture] keys of orientd.conf(5))
     --no-throughput  skip the throughput measurement
     --details        list the runs with missed rotations or spurious changes
 
@@ -44,6 +45,7 @@ struct BenchOptions {
   var parameters = DetectorParameters()
   var throughput = true
   var details = false
+  var hinge = HingeParameters()
   var traceScenario: Scenario?
   var explain = false
   var run = 0
@@ -106,12 +108,16 @@ func parseOptions(_ arguments: [String]) -> BenchOptions {
       guard let equals = assignment.firstIndex(of: "=") else {
         fail("--set expects KEY=VALUE, got '\(assignment)'")
       }
+      let key = String(assignment[..<equals])
+      let text = String(assignment[assignment.index(after: equals)...])
       do {
-        try options.parameters.set(
-          key: String(assignment[..<equals]),
-          value: String(assignment[assignment.index(after: equals)...]), source: "--set", line: 0)
+        if HingeParameters.keys.contains(key) {
+          try options.hinge.set(key, text)
+        } else {
+          try options.parameters.set(key: key, value: text, source: "--set", line: 0)
+        }
       } catch {
-        fail(error.description)
+        fail("\(error)")
       }
     default:
       fail("unknown argument '\(argument)'")
@@ -402,6 +408,11 @@ let started = monotonicNow()
 let results = benchmark.run()
 let elapsed = monotonicNow() - started
 var targets = Benchmark.targets(results)
+// The hinge section (convertibles, issue 15): HingeBench.swift in OrientSim.
+let hingeResults = hingeSection(options)
+for (profile, _, pooled) in hingeResults {
+  targets += HingeBenchmark.targets(profile: profile, pooled)
+}
 
 var throughput: (rate: Double, samples: Int)?
 if options.throughput {
@@ -451,13 +462,15 @@ if options.json {
           ])
         })
     ),
+    ("hinge", hingeJSON(hingeResults)),
     ("samples_per_second", throughput.map { .number($0.rate) } ?? .null),
     ("passed", .bool(allPassed)),
   ])
-  // 0.1 wrote these keys in camelCase (`samplesPerSecond`); both spellings until 0.3.
+  // 0.1 wrote these keys in camelCase (`samplesPerSecond`; the hinge section's `rmsError`,
+  // `maxError`, `mustFlag` too); both spellings until 0.3.
   let deprecated = DeprecatedKeys([
     "latency_p50", "latency_p95", "spurious_per_minute", "hold_accuracy", "switch_angle",
-    "scored_minutes", "samples_per_second",
+    "scored_minutes", "samples_per_second", "rms_error", "max_error", "must_flag",
   ])
   print(deprecated.addingAliases(to: document).encoded())
 } else {
@@ -473,6 +486,7 @@ if options.json {
     print("\ndetails:")
     printDetails(results)
   }
+  printHingeTable(hingeResults)
   print("")
   for target in targets {
     print(

@@ -23,13 +23,7 @@ extension AccelerometerDescription {
       ("hwdb_key", string(facts.hwdbKey)),
       ("location", .string(location.rawValue)),
       ("location_source", .string(locationSource)),
-      (
-        "modes",
-        .array(
-          [canBuffer ? "buffered" : nil, canPoll ? "polled" : nil].compactMap { $0 }.map {
-            .string($0)
-          })
-      ),
+      ("modes", .array(readModes.map { .string($0) })),
       ("mount_matrix", .string(mountMatrix.description)),
       ("mount_matrix_source", .string(mountMatrixSource.description)),
       ("scale", .array([.number(scale.x), .number(scale.y), .number(scale.z)])),

@@ -6,6 +6,7 @@ extension DeviceFacts {
   /// Reads what orientd needs from a udev device: udev properties through libudev, sysfs
   /// attributes fresh from the files (libudev caches attribute values).
   public static func gather(_ device: UdevDevice) -> DeviceFacts {
+    if device.subsystem == "input" { return gatherInput(device) }
     let path = device.syspath
     var facts = DeviceFacts(syspath: path, sysname: device.sysname)
     facts.devnode = device.devnode
@@ -20,6 +21,7 @@ extension DeviceFacts {
     facts.hwdbKey = hwdbKey(device, label: facts.label)
     facts.udevLocation = device.property("ACCEL_LOCATION")
     facts.udevMountMatrix = device.property("ACCEL_MOUNT_MATRIX")
+    facts.udevHingeAxis = device.property("ORIENTD_HINGE_AXIS")
     for attribute in ["in_accel_mount_matrix", "mount_matrix", "in_mount_matrix"] {
       if let text = read(attribute) { facts.sysfsMountMatrices.append(SysfsText(attribute, text)) }
     }

@@ -8,6 +8,8 @@ public enum SamplingMode: String, Equatable, Sendable {
   case buffered
   /// `in_accel_{x,y,z}_raw` read on a timer.
   case polled
+  /// An input-subsystem accelerometer's evdev node, read as the driver reports (`EV_ABS`).
+  case events
 }
 
 /// One reading: gravity plus acceleration in m/s^2 in the display frame, at a

@@ -4,6 +4,7 @@ extension SensorChoice {
   static func mode(
     for d: AccelerometerDescription, sampling: SamplingConfiguration, pollOnly: Bool
   ) -> SamplingMode {
+    if d.facts.isInputAccelerometer { return .events }
     if pollOnly { return .polled }
     switch sampling.mode {
     case .polled: return .polled
@@ -19,6 +20,7 @@ extension SensorChoice {
   ) -> Double {
     switch mode {
     case .polled: return sampling.pollRate
+    case .events: return 0  // the driver's own rate
     case .buffered:
       return d.availableFrequencies?.smallest(atLeast: sampling.bufferedRate).value
         ?? sampling.bufferedRate

@@ -60,6 +60,9 @@ public struct DeviceFacts: Equatable, Sendable {
   public var udevLocation: String?
   /// The udev property `ACCEL_MOUNT_MATRIX`.
   public var udevMountMatrix: String?
+  /// The udev property `ORIENTD_HINGE_AXIS` (a local hwdb entry on a convertible's base sensor
+  /// whose hinge is not the frames' x axis: `-x`, `y`, or three numbers).
+  public var udevHingeAxis: String?
   /// Sysfs mount matrices present, in precedence order: (attribute, text).
   public var sysfsMountMatrices: [SysfsText] = []
   /// Whether `in_accel_{x,y,z}_raw` all exist.
@@ -74,6 +77,9 @@ public struct DeviceFacts: Equatable, Sendable {
   public var samplingFrequency: SysfsText?
   /// The matching `*_available` attribute and its text.
   public var samplingFrequencyAvailable: SysfsText?
+  /// Whether this is an input-subsystem accelerometer (an evdev node with `ABS_X/Y/Z`, see
+  /// InputAccelerometer.swift) rather than an IIO device.
+  public var isInputAccelerometer = false
 
   /// An attribute name and the text read from it.
   public struct SysfsText: Equatable, Sendable {
@@ -104,7 +110,7 @@ public struct DeviceFacts: Equatable, Sendable {
   }
 
   /// Whether this is an accelerometer at all: pollable or bufferable accel channels.
-  public var isAccelerometer: Bool { hasRawAttributes || hasScanElements }
+  public var isAccelerometer: Bool { hasRawAttributes || hasScanElements || isInputAccelerometer }
 }
 
 /// An accelerometer as orientd understands it: location, capabilities and calibration, with
@@ -311,6 +317,8 @@ public enum SensorChoice {
       if !sensor.isDisplaySensor {
         notChosen.append(
           "\(sensor.sysname): base sensor (\(sensor.locationSource)), never used for orientation")
+      } else if sensor.facts.isInputAccelerometer {
+        usable.append(sensor)  // read one way only, whatever the IIO sampling mode
       } else if mode == .buffered && !sensor.canBuffer {
         notChosen.append("\(sensor.sysname): cannot be buffered and mode is 'buffered'")
       } else if mode == .polled && !sensor.canPoll {
@@ -320,6 +328,9 @@ public enum SensorChoice {
       }
     }
     let ranked = usable.sorted { a, b in
+      // An input-subsystem accelerometer only when no IIO display sensor is usable.
+      let aInput = a.facts.isInputAccelerometer
+      if aInput != b.facts.isInputAccelerometer { return !aInput }
       let aStated = a.location == .display
       let bStated = b.location == .display
       if aStated != bStated { return aStated }
@@ -331,8 +342,10 @@ public enum SensorChoice {
     guard let first = ranked.first else { return Outcome(chosen: nil, notChosen: notChosen) }
     for other in ranked.dropFirst() {
       let why =
-        first.location == .display && other.location != .display
-        ? "location not stated, \(first.sysname)'s is" : "higher device number"
+        other.facts.isInputAccelerometer && !first.facts.isInputAccelerometer
+        ? "an input-subsystem device, \(first.sysname) is IIO"
+        : first.location == .display && other.location != .display
+          ? "location not stated, \(first.sysname)'s is" : "higher device number"
       notChosen.append("\(other.sysname): another display sensor (\(why))")
     }
     return Outcome(chosen: first, notChosen: notChosen)

@@ -44,6 +44,9 @@ public final class SensorManager {
   public var onSample: ((AccelerometerSample) -> Void)?
   /// Called when the active sensor changes or goes away (`nil`: no accelerometer).
   public var onSensorChange: ((SensorStatus?) -> Void)?
+  /// Called after each batch of uevents (and enumeration) has been applied: the base sensor
+  /// (`BaseAccelerometer`) may have come or gone.
+  public var onDevicesApplied: (() -> Void)?
 
   /// The active display sensor (chosen, sampled or not), if there is one.
   public private(set) var active: SensorStatus?
@@ -54,9 +57,9 @@ public final class SensorManager {
   /// Readings skipped as garbage by samplers that have finished, plus the running one.
   public var readingsSkipped: Int { skippedBefore + (sampler?.skipped ?? 0) }
 
-  private let loop: EventLoop
+  let loop: EventLoop
   private var logger: Logger
-  private var configuration: AccelerometerConfiguration
+  private(set) var configuration: AccelerometerConfiguration
   private let context: UdevContext
   private var monitor: UdevMonitor?
   private var monitorWatch: EventLoop.Watch?
@@ -71,6 +74,8 @@ public final class SensorManager {
   private var pollOnly: Set<String> = []
   private var calibration = CalibrationWatch()
   private let throttle: HotplugThrottle
+  /// IIO accelerometers, and input-subsystem ones (InputAccelerometer.swift).
+  static let subsystems = ["iio", "input"]
   private lazy var retry = RetryBackoff(loop: loop) { [weak self] in self?.retryUnusable() }
 
   /// Creates a manager; call `begin()` to enumerate and follow hotplug.
@@ -116,14 +121,16 @@ public final class SensorManager {
   /// - Throws: `SystemError` if udev cannot be enumerated or monitored.
   public func begin(monitor wantMonitor: Bool = true) throws(SystemError) {
     if wantMonitor {
-      let monitor = try UdevMonitor(context: context, subsystems: ["iio"])
+      let monitor = try UdevMonitor(context: context, subsystems: SensorManager.subsystems)
       self.monitor = monitor
       monitorWatch = try loop.watch(monitor.fileDescriptor, for: .readable) { [weak self] _ in
         self?.drainMonitor()
       }
     }
-    for device in try context.devices(subsystem: "iio") {
-      consider(device, action: .add, announce: false)
+    for subsystem in SensorManager.subsystems {
+      for device in try context.devices(subsystem: subsystem) {
+        consider(device, action: .add, announce: false)
+      }
     }
     reselect()
   }
@@ -195,9 +202,11 @@ public final class SensorManager {
   /// lost, it still reads the files of the removed device (stale, or failing later with
   /// ENODEV as if the present device were gone). For when uevents were lost (`ENOBUFS`).
   public func resynchronize() {
-    let present: [UdevDevice]
+    var present: [UdevDevice] = []
     do {
-      present = try context.devices(subsystem: "iio")
+      for subsystem in SensorManager.subsystems {
+        present += try context.devices(subsystem: subsystem)
+      }
     } catch {
       logger.error("cannot enumerate the IIO devices again: \(error)")
       return
@@ -252,7 +261,7 @@ public final class SensorManager {
   private func describe(
     _ d: AccelerometerDescription, appeared: Bool, changed: Bool, level: LogLevel
   ) {
-    let modes = [d.canBuffer ? "buffered" : nil, d.canPoll ? "polled" : nil].compactMap { $0 }
+    let modes = d.readModes
     let verb = changed ? "changed" : (appeared ? "appeared" : "found")
     logger.log(
       level,
@@ -265,6 +274,7 @@ public final class SensorManager {
   // MARK: - choice and sampling
 
   private func reselect(force: Bool = false) {
+    defer { onDevicesApplied?() }
     let outcome = choice
     let chosen = outcome.chosen
     logChoice(outcome)
@@ -303,7 +313,7 @@ public final class SensorManager {
   }
 
   /// What trying to start a sampler gave.
-  private enum StartOutcome {
+  enum StartOutcome {
     case started(any Sampler, trigger: String?)
     /// The device vanished while being set up.
     case gone(String)
@@ -326,10 +336,21 @@ public final class SensorManager {
 
   /// Starts reading `d`: buffered when configured and possible (and its buffer has not
   /// stalled), polled otherwise or when the buffer cannot be used in mode `auto`.
-  private func makeSampler(_ d: AccelerometerDescription) -> StartOutcome {
+  /// `handler` receives the sampler's events (the manager's own by default; the base
+  /// sensor's reader passes its own).
+  func makeSampler(
+    _ d: AccelerometerDescription, handler given: ((SamplerEvent) -> Void)? = nil
+  ) -> StartOutcome {
     let syspath = d.facts.syspath
-    let handler: (SamplerEvent) -> Void = { [weak self] event in
-      self?.samplerEvent(event, syspath: syspath)
+    let handler: (SamplerEvent) -> Void =
+      given ?? { [weak self] event in self?.samplerEvent(event, syspath: syspath) }
+    if d.facts.isInputAccelerometer {
+      do {
+        let events = try InputSampler(description: d, loop: loop, logger: logger, handler: handler)
+        return .started(events, trigger: nil)
+      } catch {
+        return error.kind == .notFound ? .gone(error.description) : .failed(error.description)
+      }
     }
     let sampling = configuration.sampling
     var reasons: [String] = []

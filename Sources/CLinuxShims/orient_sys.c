@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -51,3 +53,7 @@ int orient_malloc_trim(void) { return malloc_trim(0); }
 int orient_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
 int orient_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+int orient_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int orient_memfd_cloexec(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

@@ -73,6 +73,27 @@ public struct InputEvent: Equatable, Sendable {
   public var isReport: Bool { type == UInt16(EV_SYN) && code == UInt16(SYN_REPORT) }
 }
 
+/// An absolute axis as the kernel describes it (`struct input_absinfo`).
+public struct AbsoluteAxis: Equatable, Sendable {
+  /// The last value libevdev knows (read when the device was opened, then updated by events).
+  public var value: Int32
+  /// The smallest value the device reports.
+  public var minimum: Int32
+  /// The largest value the device reports.
+  public var maximum: Int32
+  /// Units per millimetre, or for the main axes of an `INPUT_PROP_ACCELEROMETER` device units
+  /// per g (the kernel's input ABS documentation); 0 when the driver does not say.
+  public var resolution: Int32
+
+  /// Creates one.
+  public init(value: Int32, minimum: Int32, maximum: Int32, resolution: Int32) {
+    self.value = value
+    self.minimum = minimum
+    self.maximum = maximum
+    self.resolution = resolution
+  }
+}
+
 /// An evdev device node opened with libevdev (`libevdev_new_from_fd`), owned: `deinit`
 /// releases a grab, frees the libevdev handle and closes the descriptor.
 public final class InputDevice {
@@ -137,6 +158,22 @@ public final class InputDevice {
   /// read from the kernel when opened and updated by `readEvents`.
   public func switchValue(_ code: UInt32) -> Int32 {
     libevdev_get_event_value(handle, UInt32(EV_SW), code)
+  }
+
+  /// Whether the device has the input property `property` (`libevdev_has_property`), e.g.
+  /// `INPUT_PROP_ACCELEROMETER`.
+  public func hasProperty(_ property: UInt32) -> Bool {
+    libevdev_has_property(handle, property) == 1
+  }
+
+  /// The absolute axis `code` (`libevdev_get_abs_info`), `nil` when the device has none.
+  public func absoluteAxis(_ code: UInt32) -> AbsoluteAxis? {
+    guard libevdev_has_event_code(handle, UInt32(EV_ABS), code) == 1,
+      let info = libevdev_get_abs_info(handle, code)
+    else { return nil }
+    return AbsoluteAxis(
+      value: info.pointee.value, minimum: info.pointee.minimum, maximum: info.pointee.maximum,
+      resolution: info.pointee.resolution)
   }
 
   /// Whether the device produces anything besides the keys in `codes` (other keys, switches,

@@ -6,6 +6,8 @@ public enum ClaimAPI: String, Hashable, Sendable, CaseIterable {
   case orientd
   /// `net.hadess.SensorProxy.ClaimAccelerometer`.
   case sensorProxy
+  /// `org.orientd.Posture1.ClaimPosture`: the display and the base accelerometer.
+  case posture
 }
 
 /// Who holds a claim, per API, keyed by the caller's unique bus name.

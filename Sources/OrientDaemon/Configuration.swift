@@ -12,12 +12,14 @@ public struct DaemonConfiguration: Equatable, Sendable {
   /// `/etc/orientd.conf`, read when it exists and no `--config` is given.
   public static let defaultPath = "/etc/orientd.conf"
   /// The sections orientd knows.
-  public static let sectionNames = ["detector", "sampling", "device"]
+  public static let sectionNames = ["detector", "sampling", "device", "posture"]
 
   /// `[detector]`.
   public var detector = DetectorParameters()
   /// `[sampling]` and `[device "..."]`.
   public var accelerometer = AccelerometerConfiguration()
+  /// `[posture]`: convertibles (hinge, tablet-mode switch).
+  public var posture = PostureSettings()
   /// The file it was read from (`nil`: built-in defaults).
   public var source: String?
 
@@ -34,15 +36,16 @@ public struct DaemonConfiguration: Equatable, Sendable {
         throw ConfigError(
           source: file.source, line: section.entries.first?.line ?? 0,
           reason: "'\(section.entries.first?.key ?? "")' is outside any section; put it under "
-            + "[detector], [sampling] or [device \"NAME\"]")
+            + "[detector], [sampling], [posture] or [device \"NAME\"]")
       }
       throw ConfigError(
         source: file.source, line: section.line,
         reason: "unknown section [\(section.name)] (known: [detector], [sampling], "
-          + "[device \"NAME\"])")
+          + "[posture], [device \"NAME\"])")
     }
     detector = try DetectorParameters(config: file)
     accelerometer = try AccelerometerConfiguration(file)
+    posture = try PostureSettings(file)
     source = file.source
   }
 

@@ -73,6 +73,7 @@ public final class OrientDaemon {
 
   private var logger: Logger
   private let manager: SensorManager
+  private let posture: PostureController
   private var detector: OrientationDetector
   private var connection: DBusConnection?
   private var tracker: DBusClientTracker?
@@ -86,6 +87,8 @@ public final class OrientDaemon {
 
   /// `/org/orientd/Orientation1`.
   static let orientdPath = path("/org/orientd/Orientation1")
+  /// `/org/orientd/Posture1`.
+  static let posturePath = path("/org/orientd/Posture1")
   /// `/net/hadess/SensorProxy`.
   static let sensorProxyPath = path("/net/hadess/SensorProxy")
   /// `/net/hadess/SensorProxy/Compass`.
@@ -116,6 +119,9 @@ public final class OrientDaemon {
     } catch {
       throw DaemonError("cannot use udev: \(error)")
     }
+    posture = PostureController(
+      manager: manager, loop: loop, settings: configuration.posture,
+      logger: logger.child("posture"))
   }
 
   /// Whether the sensor is being read right now.
@@ -141,6 +147,12 @@ public final class OrientDaemon {
       published.hasAccelerometer = true
       published.sensor = status.busDescription
     }
+    posture.onChange = { [weak self] in self?.postureChanged() }
+    posture.onWantsSensorsChanged = { [weak self] in self?.sensorsWantedChanged() }
+    posture.begin(hasDisplay: manager.active != nil)
+    published.posture = posture.state
+    // Enumeration may already have made the posture want the sensors (orientd's own switch).
+    sensorsWantedChanged()
 
     let connection: DBusConnection
     do {
@@ -168,6 +180,8 @@ public final class OrientDaemon {
     do {
       try connection.export([BusInterfaces.orientd(handlers)], at: OrientDaemon.orientdPath)
       try publish(OrientdProperty.self, at: OrientDaemon.orientdPath, to: nil, on: connection)
+      try connection.export([BusInterfaces.posture(handlers)], at: OrientDaemon.posturePath)
+      try publish(PostureProperty.self, at: OrientDaemon.posturePath, to: nil, on: connection)
     } catch {
       throw DaemonError("cannot export \(OrientDaemon.orientdPath): \(error)")
     }
@@ -236,6 +250,7 @@ public final class OrientDaemon {
     guard exitStatus == nil else { return }
     exitStatus = status
     manager.stop()
+    posture.shutdown()
     answerHeld()
     holdTimer?.cancel()
     holdTimer = nil
@@ -270,6 +285,7 @@ public final class OrientDaemon {
     }
     let samplingChanged = new.accelerometer != configuration.accelerometer
     configuration = new
+    posture.reload(new.posture)
     if samplingChanged { manager.update(configuration: new.accelerometer) }
   }
 
@@ -293,10 +309,11 @@ public final class OrientDaemon {
       invocation.reply()
       return
     }
-    let wasEmpty = claims.isEmpty
+    let wasIdle = !sensorsWanted
     if claims.claim(sender, api) { tracker?.track(sender) }
     logger.debug("\(sender) claimed through \(api.rawValue); \(claims.clientCount) client(s)")
-    if wasEmpty { startSampling() }
+    if api == .posture { posture.setClaimed(true) }
+    if wasIdle { startSampling() }
     guard awaitingFirstReading, manager.active != nil else {
       answer(invocation, api)
       return
@@ -324,6 +341,9 @@ public final class OrientDaemon {
             as [SensorProxyProperty], at: OrientDaemon.sensorProxyPath, to: to, on: connection)
       case .sensorProxy:
         break
+      case .posture:
+        emit(
+          PostureProperty.allCases, at: OrientDaemon.posturePath, to: to, on: connection)
       }
     }
     invocation.reply()
@@ -333,14 +353,45 @@ public final class OrientDaemon {
     guard claims.holds(sender) else { return }
     if claims.release(sender, api) { tracker?.untrack(sender) }
     logger.debug("\(sender) released through \(api.rawValue); \(claims.clientCount) client(s)")
-    if claims.isEmpty { stopSampling() }
+    posture.setClaimed(!claims.claimers(.posture).isEmpty)
+    if !sensorsWanted { stopSampling() }
   }
 
   private func vanished(_ name: String) {
     guard claims.holds(name) else { return }
     claims.vanished(name)
     logger.debug("\(name) left the bus; \(claims.clientCount) client(s)")
-    if claims.isEmpty { stopSampling() }
+    posture.setClaimed(!claims.claimers(.posture).isEmpty)
+    if !sensorsWanted { stopSampling() }
+  }
+
+  /// Whether the display sensor must be read: a client claims, or the posture is wanted
+  /// (orientd's own tablet-mode switch).
+  private var sensorsWanted: Bool { !claims.isEmpty || posture.wantsSensors }
+
+  /// The posture started or stopped wanting the sensors.
+  private func sensorsWantedChanged() {
+    if sensorsWanted, !manager.isStarted {
+      startSampling()
+    } else if !sensorsWanted, manager.isStarted {
+      stopSampling()
+    }
+  }
+
+  /// The posture's published state changed; with `laptop-orientation = normal` the
+  /// orientation follows it.
+  private func postureChanged() {
+    var next = published
+    next.posture = posture.state
+    next.orientation = effectiveOrientation(detector.orientation)
+    publish(next)
+  }
+
+  /// `detected`, or `normal` while the posture is laptop and that is configured; an undefined
+  /// detection keeps what is published.
+  private func effectiveOrientation(_ detected: Orientation) -> Orientation {
+    if posture.holdsOrientationNormal { return .normal }
+    return detected == .undefined ? published.orientation : detected
   }
 
   private func startSampling() {
@@ -409,15 +460,19 @@ public final class OrientDaemon {
   private func sensorChanged(_ status: SensorStatus?) {
     guard let status else {
       logger.notice("no display accelerometer: orientation undefined until one appears")
+      posture.displayChanged(present: false)
       detector.reset()
       detector.resetGravityEstimate()
       scaleReported = false
       lastGravity = nil
       awaitingFirstReading = false
-      publish(PublishedState())
+      var cleared = PublishedState()
+      cleared.posture = posture.state
+      publish(cleared)
       answerHeld()
       return
     }
+    posture.displayChanged(present: true)
     var next = published
     next.hasAccelerometer = true
     next.sensor = status.busDescription
@@ -433,6 +488,7 @@ public final class OrientDaemon {
     samplesProcessed += 1
     let a = sample.acceleration
     let update = detector.process(time: Double(sample.timestamp) / 1e9, a.x, a.y, a.z)
+    posture.lid(sample)
     if detector.hasReading { lastGravity = (detector.gravity, detector.gravityTime) }
     if !scaleReported, detector.gravityEstimator.isScaleOff {
       scaleReported = true
@@ -447,7 +503,7 @@ public final class OrientDaemon {
     guard let update else { return }
     var next = published
     // Undefined only while flat since the start: then the last orientation stays published.
-    if update.orientation != .undefined { next.orientation = update.orientation }
+    next.orientation = effectiveOrientation(update.orientation)
     next.tilt = update.tilt
     if next.orientation != published.orientation {
       logger.info("orientation \(next.orientation.rawValue) (tilt \(next.tilt.rawValue))")
@@ -476,6 +532,9 @@ public final class OrientDaemon {
         SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath,
         to: claims.claimers(.sensorProxy), on: connection)
     }
+    announce(
+      PostureProperty.self, at: OrientDaemon.posturePath, to: claims.claimers(.posture),
+      on: connection)
   }
 
   /// `publish(_:at:to:on:)`, logging a failure to send.

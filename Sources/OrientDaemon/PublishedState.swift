@@ -13,6 +13,8 @@ public struct PublishedState: Equatable, Sendable {
   public var tilt: Tilt = .undefined
   /// The `Sensor` property (empty with no sensor).
   public var sensor: [String: DBusValue] = [:]
+  /// `org.orientd.Posture1`'s properties.
+  public var posture = PostureState()
 
   /// No sensor, nothing known.
   public init() {}

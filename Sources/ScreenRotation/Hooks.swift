@@ -34,24 +34,4 @@ public struct Hooks: Sendable {
       "PREVIOUS_ORIENTATION": previous ?? "", "OUTPUT": output, "ORIENTD_HOOK": stage.rawValue,
     ]
   }
-
-  /// Runs the commands of `stage` with `/bin/sh -c`, in order, and returns a message for each
-  /// that failed (a failed hook does not stop the turn).
-  public func run(_ stage: Stage, environment: [String: String]) -> [String] {
-    var failures: [String] = []
-    for command in stage == .before ? before : after {
-      do {
-        let result = try ProgramRunner.runHelper(
-          ["/bin/sh", "-c", command], environment: environment)
-        if result.status != 0 {
-          failures.append(
-            "hook '\(command)' (\(stage.rawValue)) exited with \(result.status)"
-              + (result.errors.isEmpty ? "" : ": \(result.errors.trimmingQuotes())"))
-        }
-      } catch {
-        failures.append("hook '\(command)': \(error.message)")
-      }
-    }
-    return failures
-  }
 }

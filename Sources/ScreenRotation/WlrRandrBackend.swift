@@ -57,10 +57,18 @@ public final class WlrRandrBackend: RotationBackend {
       program, "--output", output, "--transform", turn.waylandName,
     ])
     guard result.status == 0 else {
+      // wlr-randr sends back the whole head state it was told; a head the compositor reports
+      // as off with no mode (sway 1.7's headless outputs, whose mode is a custom one) goes
+      // back as "disabled", which the compositor refuses.
+      let listedOff = (try? outputs())?.first { $0.name == output }?.active == false
       throw RotateError(
         .software,
         "\(program) --output \(output) --transform \(turn.waylandName) failed: "
-          + result.errors)
+          + result.errors.trimmingQuotes()
+          + (listedOff
+            ? " (the compositor reports \(output) to wlr-output-management as disabled, with no "
+              + "mode, so wlr-randr cannot send its state back; sway does this for outputs with "
+              + "only a custom mode, e.g. headless ones: use --backend sway there)" : ""))
     }
     guard let now = try outputs().first(where: { $0.name == output }), now.turn == turn else {
       throw RotateError(.software, "\(program): \(output) did not take transform \(turn)")

@@ -42,12 +42,44 @@ public enum ProgramRunner {
       close(outPipe[1])
       throw SystemError(errno: code, operation: "pipe", path: arguments[0])
     }
+    let child: pid_t
+    do {
+      child = try spawn(arguments, environment: environment, output: outPipe[1], errors: errPipe[1])
+    } catch {
+      for fd in outPipe + errPipe { close(fd) }
+      throw error
+    }
+    close(outPipe[1])
+    close(errPipe[1])
+    let (output, errors) = drain(outPipe[0], errPipe[0])
+    close(outPipe[0])
+    close(errPipe[0])
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    return Outcome(status: exitCode(waitStatus: status), output: output, errors: errors)
+  }
+
+  /// The exit status in a `waitpid` status, or 128+signal for a child killed by a signal.
+  public static func exitCode(waitStatus status: Int32) -> Int32 {
+    (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+  }
+
+  /// Starts `arguments` (looked up in PATH) with `environment` added to this process's, stdin
+  /// on /dev/null and stdout, stderr on the descriptors `output`, `errors`; returns its pid
+  /// without waiting (the caller reaps it: `run`, or `HookQueue` on the event loop).
+  ///
+  /// - Throws: `SystemError` `posix_spawnp` (with the program as its path) when the program
+  ///   cannot be started.
+  public static func spawn(
+    _ arguments: [String], environment: [String: String] = [:], output: Int32, errors: Int32
+  ) throws(SystemError) -> pid_t {
+    precondition(!arguments.isEmpty)
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+    posix_spawn_file_actions_adddup2(&actions, output, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors, 2)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -77,20 +109,10 @@ public enum ProgramRunner {
     }
     var child: pid_t = 0
     let rc = posix_spawnp(&child, arguments[0], &actions, &attributes, &cArgs, &cEnv)
-    close(outPipe[1])
-    close(errPipe[1])
     guard rc == 0 else {
-      close(outPipe[0])
-      close(errPipe[0])
       throw SystemError(errno: rc, operation: "posix_spawnp", path: arguments[0])
     }
-    let (output, errors) = drain(outPipe[0], errPipe[0])
-    close(outPipe[0])
-    close(errPipe[0])
-    var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-    let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return Outcome(status: code, output: output, errors: errors)
+    return child
   }
 
   /// Reads both pipes to their end with poll(2), so a child filling one cannot block.

@@ -72,6 +72,19 @@ public enum Clock {
     read(CLOCK_REALTIME)
   }
 
+  /// `YYYY-MM-DD HH:MM:SS.mmm` in the local time zone (localtime_r, strftime).
+  public static func localTimestamp(_ nanoseconds: Int64) -> String {
+    var seconds = time_t(nanoseconds / 1_000_000_000)
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    var buffer = [CChar](repeating: 0, count: 64)
+    let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
+    let text = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let millis = (nanoseconds / 1_000_000) % 1000
+    let padded = millis < 10 ? "00\(millis)" : (millis < 100 ? "0\(millis)" : "\(millis)")
+    return "\(text).\(padded)"
+  }
+
   private static func read(_ id: clockid_t) -> Int64 {
     var ts = timespec()
     clock_gettime(id, &ts)

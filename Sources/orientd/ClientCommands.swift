@@ -37,20 +37,7 @@ enum StateFormat {
     } else {
       what = "undefined (tilt \(state.tilt.rawValue))"
     }
-    return "\(localTime(time))  \(what)"
-  }
-
-  /// `YYYY-MM-DD HH:MM:SS.mmm` in the local time zone (localtime_r, strftime).
-  static func localTime(_ nanoseconds: Int64) -> String {
-    var seconds = time_t(nanoseconds / 1_000_000_000)
-    var parts = tm()
-    localtime_r(&seconds, &parts)
-    var buffer = [CChar](repeating: 0, count: 64)
-    let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
-    let text = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let millis = (nanoseconds / 1_000_000) % 1000
-    let padded = millis < 10 ? "00\(millis)" : (millis < 100 ? "0\(millis)" : "\(millis)")
-    return "\(text).\(padded)"
+    return "\(Clock.localTimestamp(time))  \(what)"
   }
 
   /// The sensor in one phrase: `iio:device0 (mxc4005, polled at 50 Hz)`.
@@ -113,17 +100,23 @@ enum WatchCommand {
       loop.stop()
     }
 
-    var printed: OrientState?
+    var printed: (state: OrientState, posture: PostureReading?)?
+    // The posture of a convertible (org.orientd.Posture1), followed once orientd is claimed.
+    let posture = PostureFollower(connection: client.connection, logger: logger)
     func show(_ state: OrientState) {
-      if let printed, printed.orientation == state.orientation, printed.tilt == state.tilt,
-        printed.hasAccelerometer == state.hasAccelerometer
+      let hinge = posture.reading.hasHinge ? posture.reading : nil
+      if let printed, printed.state.orientation == state.orientation,
+        printed.state.tilt == state.tilt,
+        printed.state.hasAccelerometer == state.hasAccelerometer, printed.posture == hinge
       {
         return
       }
-      printed = state
+      printed = (state, hinge)
       let now = Clock.realtimeNanoseconds()
       let text =
-        options.json ? StateFormat.json(state, time: now) : StateFormat.line(state, time: now)
+        options.json
+        ? StateFormat.json(state, time: now, extra: hinge.map(PostureFormat.json) ?? [])
+        : StateFormat.line(state, time: now) + (hinge.map(PostureFormat.line) ?? "")
       if !StandardStream.output.writeLine(text) {
         logger.debug("output closed: releasing and stopping")
         stop(.success)
@@ -141,6 +134,7 @@ enum WatchCommand {
             "watching \(state.service.busName)"
               + (StateFormat.sensor(state.sensor).map { ": \($0)" } ?? ""))
           show(state)
+          if state.service == .orientd { posture.start() }
         case .failure(let error) where error.kind == .serviceMissing:
           claimWhenThere()  // gone again between appearing and the claim
         case .failure(let error) where error.kind == .failed:
@@ -174,6 +168,9 @@ enum WatchCommand {
       }
     }
     client.onChange = { state, _ in show(state) }
+    posture.onChange = { _ in
+      if let state = client.state { show(state) }
+    }
     client.onServiceLost = { service in
       logger.notice("\(service.busName) went away; waiting for it to come back")
       claimWhenThere()
@@ -193,6 +190,7 @@ enum WatchCommand {
     // The callbacks capture the client (and the wait): break those cycles so that everything
     // is released before exit (LeakSanitizer checks the process's end).
     client.onChange = nil
+    posture.onChange = nil
     client.onServiceLost = nil
     client.connection.onDisconnect = nil
     return status

@@ -6,8 +6,9 @@ import OrientDaemon
 import OrientLog
 import SystemKit
 
-/// `orientd --list-sensors [--json] [--config FILE] [-v]`: every IIO accelerometer found, what
-/// orientd makes of it, and which one it would use; for users writing hwdb quirks.
+/// `orientd --list-sensors [--json] [--config FILE] [-v]`: every accelerometer found (IIO and
+/// input-subsystem ones), what orientd makes of it, and which one it would use; for users
+/// writing hwdb quirks.
 enum ListSensorsCommand {
   /// Runs the command and returns the exit code: 0 when at least one accelerometer exists,
   /// 69 when there is none.
@@ -55,8 +56,9 @@ enum ListSensorsCommand {
     gravity: GravityCheck?
   ) -> String {
     if sensors.isEmpty {
-      return "No IIO accelerometer found (looked for in_accel_{x,y,z}_raw and "
-        + "scan_elements/in_accel_{x,y,z}_en in the iio subsystem)."
+      return "No accelerometer found (looked for in_accel_{x,y,z}_raw and "
+        + "scan_elements/in_accel_{x,y,z}_en in the iio subsystem, and for evdev nodes with "
+        + "ID_INPUT_ACCELEROMETER=1 or IIO_SENSOR_PROXY_TYPE=input-accel in the input subsystem)."
     }
     var lines: [String] = []
     func row(_ key: String, _ value: String) {
@@ -72,9 +74,10 @@ enum ListSensorsCommand {
       row("modalias", sensor.facts.modalias ?? "-")
       row("hwdb key", sensor.facts.hwdbKey ?? "- (no parent with a modalias)")
       row("location", "\(sensor.location.rawValue) (\(sensor.locationSource))")
-      var modes = [sensor.canBuffer ? "buffered" : nil, sensor.canPoll ? "polled" : nil]
-        .compactMap { $0 }.joined(separator: ", ")
-      if used, let active = manager.active {
+      var modes = sensor.readModes.joined(separator: ", ")
+      if used, let active = manager.active, active.mode == .events {
+        modes += " (would use the evdev node as the driver reports)"
+      } else if used, let active = manager.active {
         modes += " (would use \(active.mode.rawValue) at \(AvailableValues.format(active.rate)) Hz)"
       }
       row("modes", modes.isEmpty ? "-" : modes)

@@ -29,8 +29,9 @@ struct Options: Equatable {
     case replay(ReplayOptions)
     /// `calibrate`: find the sensor's mount matrix from poses.
     case calibrate(CalibrateOptions)
-    /// Turn the screen and touch input with the orientation (`orientd rotate`).
-    case rotate(RotateOptions)
+    /// `orientd rotate ARGS`: exec the orientd-rotate program with ARGS (it parses them), so
+    /// the daemon's binary links no display library.
+    case rotate([String])
   }
 
   /// The mode selected by the arguments.
@@ -42,15 +43,12 @@ struct Options: Equatable {
            orientd --watch [--json] [--session] [-v]
            orientd --get [--json] [--session] [-v]
            orientd --list-sensors [--json] [--config FILE] [-v]
-           orientd record [--duration S] [--raw] [--config FILE] [-v]
+           orientd record [--duration S] [--raw] [--base] [--config FILE] [-v]
            orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
            orientd calibrate [--json] [--exact] [--write [hwdb|config]] [--revert]
                              [--sensor NAME] [--config FILE] [--hold S] [--timeout S]
                              [--hwdb-file PATH] [-v]
-           orientd rotate [--output NAME] [--backend B] [--touch NAME ...] [--when W]
-                          [--exec CMD ...] [--exec-before CMD ...] [--natural O] [--settle MS]
-                          [--once] [--force] [--json] [--session] [-v]
-           orientd rotate --lock | --unlock | --toggle-lock | --lock-status
+           orientd rotate [OPTION ...]     (see orientd rotate --help)
            orientd --help | --version
 
     orientd (no mode) runs the daemon: it serves org.orientd.Orientation1 and, unless
@@ -59,7 +57,7 @@ struct Options: Equatable {
     display accelerometer only while a client holds a claim. SIGHUP re-reads the configuration;
     SIGTERM/SIGINT stop it cleanly.
       -v, --verbose     debug messages on stderr
-      --config FILE     configuration ([detector], [sampling], [device "NAME"] sections);
+      --config FILE     configuration ([detector], [sampling], [posture], [device "NAME"]);
                         default /etc/orientd.conf if it exists
       --session         use the session bus instead of the system bus
       --no-compat       do not serve net.hadess.SensorProxy
@@ -70,14 +68,23 @@ struct Options: Equatable {
       {"time":1718000000.123,"orientation":"left-up","rotation":90,"tilt":"vertical",
        "has_accelerometer":true}
     (time in Unix seconds; rotation null while undefined), which orientcam reads with
-    --orientation-from -.
+    --orientation-from -. On a convertible (a display and a base accelerometer) it also claims
+    the posture and adds "posture" (closed, laptop, flat, tent, stand, tablet, undefined),
+    "hinge_angle" (degrees, null while unreliable), "hinge_reliable", "tablet_mode" and
+    "tablet_mode_source" (switch, hinge, none); the text form adds ", posture laptop (hinge
+    112 degrees)".
 
     orientd --get prints the state once (after a claim, so it is fresh) and releases it.
 
     orientd --list-sensors shows every IIO accelerometer, what orientd makes of it and which
     one it uses; orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
     or --duration S, the input of orientd replay; with --raw in the sensor's own axes (no
-    mount matrix applied), for working out a hwdb ACCEL_MOUNT_MATRIX.
+    mount matrix applied), for working out a hwdb ACCEL_MOUNT_MATRIX. With --base it also
+    reads a convertible's base accelerometer and prints "t,sensor,x,y,z" (sensor display or
+    base), which replay reads too: it then also prints the posture commits, "t,posture,NAME,
+    ANGLE", and the hinge angle's reliability, "t,hinge,reliable,ANGLE" or
+    "t,hinge,unreliable,REASON" (JSON: {"time":..,"posture":..,"hinge_angle":..},
+    {"time":..,"hinge_reliable":..,"reason":..}); --set takes the [posture] hinge keys too.
 
     orientd replay runs the orientation detector over a recorded accelerometer trace and prints
     one line per committed change, "t,orientation" (t is the time of the sample at which the
@@ -118,7 +125,11 @@ struct Options: Equatable {
 
     detector parameters (KEY, default, unit):
     \(Options.parameterTable)
-    \(RotateOptions.usage)
+
+    orientd rotate follows the orientation and turns the screen and its touch input (sway,
+    wlroots compositors, X11, hooks). It is a separate program, orientd-rotate (installed in
+    /usr/libexec/orientd, Debian package orientd-rotate), which orientd rotate runs with the
+    same arguments: orientd rotate --help lists its options.
 
     exit status: 0 success; 64 usage error (unknown option, bad --set); 65 malformed trace or
     config file (the message names FILE:LINE); 66 a file cannot be opened or read; 69 no bus,
@@ -153,7 +164,8 @@ struct Options: Equatable {
       case "calibrate":
         command = try Options.parseCalibrate(&cursor)
       case "rotate":
-        command = try RotateOptions.parse(&cursor)
+        // Parsed by orientd-rotate itself, so its options live in one place.
+        command = .rotate(Array(arguments.dropFirst()))
       default:
         throw UsageError("unknown command '\(first)'")
       }
@@ -252,6 +264,9 @@ struct Options: Equatable {
       case "--raw":
         try ArgumentCursor.noValue(name, inline)
         options.raw = true
+      case "--base":
+        try ArgumentCursor.noValue(name, inline)
+        options.base = true
       default:
         throw UsageError(
           argument.hasPrefix("-")

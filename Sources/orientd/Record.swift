@@ -24,10 +24,13 @@ enum RecordCommand {
       let manager = try SensorManager(loop: loop, configuration: configuration, logger: logger)
       var first: Int64?
       var samples = 0
+      // --base: the base accelerometer too, each line naming its sensor.
+      let base = options.base ? BaseAccelerometer(manager: manager, logger: logger) : nil
       var sawSensor = false
       var announced: String?
       func finish() {
         manager.stop()
+        base?.stop()
         loop.stop()
       }
       // Signals first, before anything could start a thread.
@@ -59,28 +62,36 @@ enum RecordCommand {
           logger.notice("no display accelerometer; waiting for one")
         }
       }
-      manager.onSample = { sample in
+      func write(_ sample: AccelerometerSample, sensor: String?) {
         let start = first ?? sample.timestamp
         first = start
         samples += 1
         let t = Double(sample.timestamp - start) / 1e9
         let v = unmount?.apply(sample.acceleration) ?? sample.acceleration
-        let line = [t, v.x, v.y, v.z].enumerated().map { i, value in
+        let values = [t, v.x, v.y, v.z].enumerated().map { i, value in
           FixedPoint.format(value, decimals: i == 0 ? 3 : 4)
-        }.joined(separator: ",")
+        }
+        let line = (sensor.map { [values[0], $0] + values.dropFirst() } ?? values)
+          .joined(separator: ",")
         if !StandardStream.output.writeLine(line) {
           logger.info("output closed: stopping")
           finish()
         }
       }
+      manager.onSample = { sample in write(sample, sensor: base == nil ? nil : "display") }
+      base?.onSample = { sample in write(sample, sensor: "base") }
       var timer: EventLoop.Timer?
       if let duration = options.duration {
         let t = try loop.makeTimer { finish() }
         try t.schedule(after: duration)
         timer = t
       }
-      StandardStream.output.writeLine("t,x,y,z")
+      StandardStream.output.writeLine(base == nil ? "t,x,y,z" : "t,sensor,x,y,z")
       try manager.begin()
+      if let base {
+        if base.sensor == nil { logger.notice("no base accelerometer yet; waiting for one") }
+        base.start()
+      }
       if manager.active == nil { logger.notice("no display accelerometer yet; waiting for one") }
       sawSensor = sawSensor || manager.active != nil
       manager.start()
@@ -98,6 +109,8 @@ enum RecordCommand {
       // left unreachable at exit (LeakSanitizer reported the whole manager graph).
       manager.onSample = nil
       manager.onSensorChange = nil
+      base?.stop()
+      base?.onSample = nil
       logger.info("recorded \(samples) samples, skipped \(manager.readingsSkipped)")
       return samples == 0 && !sawSensor ? .unavailable : .success
     } catch {

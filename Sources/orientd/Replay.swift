@@ -1,6 +1,7 @@
 import Glibc
 import JSON
 import OrientCore
+import OrientDaemon
 import SystemKit
 import TextFormats
 
@@ -15,8 +16,9 @@ enum Replay {
   ///   config file, `noInput` for a file that cannot be opened or read.
   static func run(_ options: ReplayOptions) -> ExitStatus {
     let parameters: DetectorParameters
+    let hingeParameters: HingeParameters
     switch loadParameters(options) {
-    case .success(let p): parameters = p
+    case .success(let p): (parameters, hingeParameters) = p
     case .failure(let failure):
       complain(failure.message)
       return failure.status
@@ -38,8 +40,10 @@ enum Replay {
     }
 
     var reader = LineReader(input, maxLineLength: TraceParser.maxLineLength)
-    var parser = TraceParser(source: source)
+    var parser = TaggedTraceParser(source: source)
     var detector = OrientationDetector(parameters: parameters)
+    // A two-sensor trace (t,sensor,x,y,z) also runs the hinge tracker: see HingeReplay.
+    var hinge = HingeReplay(parameters: hingeParameters, json: options.json)
     var scaleReported = false
     var output = OutputBuffer()
     while true {
@@ -58,14 +62,20 @@ enum Replay {
         }
       }
       guard let line else { break }
-      let sample: Sample?
+      let tagged: (part: HingePart, sample: Sample)?
       do {
-        sample = try parser.parse(line: line)
+        tagged = try parser.parse(line: line)
       } catch {
         output.flush()
         complain(error.description)
         return .dataError
       }
+      if let tagged, parser.isTwoSensor == true,
+        let text = hinge.process(tagged.part, tagged.sample)
+      {
+        output.append(text)
+      }
+      let sample = tagged?.part == .lid ? tagged?.sample : nil
       let update = sample.flatMap { detector.process($0) }
       if !scaleReported, detector.gravityEstimator.isScaleOff {
         scaleReported = true
@@ -108,11 +118,13 @@ enum Replay {
     var status: ExitStatus
   }
 
-  /// Defaults, then `--config`, then each `--set`, then the cross-checks.
+  /// Defaults, then `--config`, then each `--set`, then the cross-checks; hinge keys
+  /// (`[posture]`, `--set hinge-axis=...`) go to the hinge tracker.
   private static func loadParameters(_ options: ReplayOptions) -> Result<
-    DetectorParameters, Failure
+    (DetectorParameters, HingeParameters), Failure
   > {
     var parameters = DetectorParameters()
+    var hinge = HingeParameters()
     if let path = options.configPath {
       let bytes: [UInt8]
       do {
@@ -130,19 +142,27 @@ enum Replay {
         for section in config.sections(named: "detector") {
           try parameters.apply(section: section, source: path)
         }
+        hinge = try PostureSettings(config).hinge
       } catch {
         return .failure(Failure(message: error.description, status: .dataError))
       }
     }
     do {
-      for override in options.overrides {
+      for override in options.overrides where HingeParameters.keys.contains(override.key) {
+        do {
+          try hinge.set(override.key, override.value)
+        } catch {
+          return .failure(Failure(message: "--set \(error)", status: .usage))
+        }
+      }
+      for override in options.overrides where !HingeParameters.keys.contains(override.key) {
         try parameters.set(key: override.key, value: override.value, source: "--set", line: 0)
       }
       try parameters.validate(source: options.overrides.isEmpty ? "config" : "--set")
     } catch {
       return .failure(Failure(message: error.description, status: .usage))
     }
-    return .success(parameters)
+    return .success((parameters, hinge))
   }
 
   private static func complain(_ message: String) {

@@ -15,6 +15,8 @@ struct SensorCommandOptions: Equatable {
   var duration: Duration?
   /// `--raw` (record only): the sensor's own axes, without the mount matrix.
   var raw = false
+  /// `--base` (record only): also the base accelerometer, as `t,sensor,x,y,z`.
+  var base = false
   /// `-v`/`--verbose`.
   var verbose = false
 }

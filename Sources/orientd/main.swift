@@ -39,8 +39,8 @@ case .record(let record):
   exit(RecordCommand.main(record))
 case .calibrate(let calibrate):
   exit(CalibrateCommand.main(calibrate))
-case .rotate(let rotate):
-  exit(RotateCommand.main(rotate))
+case .rotate(let arguments):
+  exit(RotateLauncher.exec(arguments))
 case .replay(let replay):
   exit(Replay.run(replay))
 }

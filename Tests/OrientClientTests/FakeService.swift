@@ -5,10 +5,11 @@ import OrientLog
 import SystemKit
 import TestSupport
 
-/// Runs the loop in short slices until `condition` holds or `timeout` seconds pass.
+/// Runs the loop in short slices until `condition` holds or `timeout` seconds (stretched by
+/// `testTimeoutScale`) pass.
 @discardableResult
 func pump(_ loop: EventLoop, timeout: Double = 10, until condition: () -> Bool) throws -> Bool {
-  let deadline = monotonicSeconds() + timeout
+  let deadline = monotonicSeconds() + timeout * testTimeoutScale
   while !condition() {
     if monotonicSeconds() > deadline { return false }
     try loop.runOnce(timeoutMilliseconds: 5)

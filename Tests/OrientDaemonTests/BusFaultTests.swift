@@ -208,7 +208,7 @@ struct BusFaultTests {
     var methods: [String] = []
     for file in [
       "org.orientd.Orientation1.xml", "net.hadess.SensorProxy.xml",
-      "net.hadess.SensorProxy.Compass.xml",
+      "net.hadess.SensorProxy.Compass.xml", "org.orientd.Posture1.xml",
     ] {
       let summary = IntrospectionSummary(readFile("\(Built.packageRoot)/dbus/\(file)"))
       for line in summary.lines {
@@ -227,7 +227,7 @@ struct BusFaultTests {
         == [
           "Claim", "Release", "GetReading", "ClaimAccelerometer", "ReleaseAccelerometer",
           "ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity", "ClaimCompass",
-          "ReleaseCompass",
+          "ReleaseCompass", "ClaimPosture", "ReleasePosture",
         ], "\(methods)")
   }
 }

@@ -16,6 +16,7 @@ struct BusTests {
       ("/org/orientd/Orientation1", "org.orientd.Orientation1.xml"),
       ("/net/hadess/SensorProxy", "net.hadess.SensorProxy.xml"),
       ("/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass.xml"),
+      ("/org/orientd/Posture1", "org.orientd.Posture1.xml"),
     ] {
       let service = path.hasPrefix("/org") ? "org.orientd.Orientation1" : "net.hadess.SensorProxy"
       let served = try ChildProcess.run(

@@ -62,6 +62,7 @@ import Testing
     let example = try DaemonConfiguration.load(path: path)
     #expect(example.detector == DetectorParameters())
     #expect(example.accelerometer == AccelerometerConfiguration())
+    #expect(example.posture == PostureSettings())
   }
 
   @Test func loadingFromDisk() throws {

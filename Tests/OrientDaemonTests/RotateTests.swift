@@ -90,6 +90,64 @@ extension RotateTests {
       ])
   }
 
+  /// Hooks are children watched on the loop: while a before hook runs, the loop answers a lock
+  /// request and the output waits; an after hook does not hold up the next turn, and after
+  /// hooks still run one at a time, in turn order.
+  @Test func aSlowHookNeitherBlocksTheLoopNorHoldsUpTheNextTurn() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    let log = state.file("hooks.log")
+    // Each hook records its stage and sway's transform, then waits until its gate file exists.
+    let slow = { (stage: String, gate: String) in
+      "echo \(stage) \"$ORIENTATION|$(swaymsg -r -t get_outputs | jq -r '.[0].transform')\" "
+        + ">> '\(log)'; until [ -e '\(state.file(gate))' ]; do sleep 0.05; done; "
+        + "echo \(stage) $ORIENTATION done >> '\(log)'"
+    }
+    let rotate = try self.rotate(
+      fixture, sway,
+      [
+        "--output", "HEADLESS-1", "--settle", "0", "--exec-before", slow("B", "gate-before"),
+        "--exec", slow("A", "gate-after"),
+      ], state: state)
+    #expect(waitFor(timeout: 15) { rotate.standardError.contains("following ") })
+    try fixture.turn(.leftUp)
+    #expect(
+      waitFor(timeout: 10) { readFile(log).lines == ["B left-up|normal"] },
+      "\(readFile(log))\n\(rotate.standardError)")
+
+    var environment = fixture.bus.environment
+    environment["XDG_RUNTIME_DIR"] = state.path
+    environment["XDG_STATE_HOME"] = state.file("state")
+    let status = try ChildProcess.run(
+      [try Built.executable("orientd"), "rotate", "--lock-status"], environment: environment,
+      outputDirectory: state.path, timeout: 20)
+    #expect(status.status == 0 && status.stdout == "unlocked\n", "the loop was blocked: \(status)")
+    #expect(try sway.transform() == "normal", "the output turned before its before hook ended")
+
+    try writeFile(state.file("gate-before"), "")
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "270" }, "\(rotate.standardError)")
+    #expect(waitFor(timeout: 10) { readFile(log).lines.contains("A left-up|270") })
+
+    // The after hook of left-up still waits; the next turn goes ahead without it.
+    try fixture.turn(.bottomUp)
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "180" }, "\(rotate.standardError)")
+    #expect(!readFile(log).lines.contains { $0.hasPrefix("A bottom-up") })
+    #expect(!readFile(log).lines.contains("A left-up done"))
+
+    try writeFile(state.file("gate-after"), "")
+    #expect(waitFor(timeout: 10) { readFile(log).lines.contains("A bottom-up done") })
+    let lines = readFile(log).lines
+    #expect(
+      lines.filter { $0.hasPrefix("A ") } == [
+        "A left-up|270", "A left-up done", "A bottom-up|180", "A bottom-up done",
+      ], "\(lines)")
+    #expect(
+      lines.filter { $0.hasPrefix("B ") } == [
+        "B left-up|normal", "B left-up done", "B bottom-up|270", "B bottom-up done",
+      ], "\(lines)")
+  }
+
   @Test func lockedRotationWaitsAndUnlockAppliesTheCurrentOrientation() throws {
     let fixture = try DaemonFixture()
     let sway = try HeadlessSway()
@@ -188,6 +246,36 @@ extension RotateTests {
       outputDirectory: state.path)
     #expect(noPanel.status == 69)
     #expect(noPanel.stderr.contains("no active built-in panel"), "\(noPanel.stderr)")
+  }
+}
+
+/// orientd rotate is a separate program so the root daemon maps no display library.
+@Suite struct RotateProgramTests {
+  @Test func theDaemonBinaryLinksNoX11OrXcbLibrary() throws {
+    let state = try TemporaryDirectory("rotate")
+    let daemon = try ChildProcess.run(
+      ["ldd", try Built.executable("orientd")], outputDirectory: state.path)
+    #expect(daemon.status == 0)
+    #expect(daemon.stdout.contains("libdbus-1"), "\(daemon.stdout)")
+    for library in ["libX11", "libxcb", "libXi.", "libXrandr", "libevdev"] {
+      #expect(!daemon.stdout.contains(library), "orientd links \(library):\n\(daemon.stdout)")
+    }
+    let rotate = try ChildProcess.run(
+      ["ldd", try Built.executable("orientd-rotate")], outputDirectory: state.path)
+    #expect(rotate.stdout.contains("libXrandr"), "\(rotate.stdout)")
+  }
+
+  /// Without orientd-rotate beside it or in ../libexec/orientd, orientd says what to install.
+  @Test func aMissingOrientdRotateIsReported() throws {
+    let state = try TemporaryDirectory("rotate")
+    let copy = state.file("orientd")
+    let cp = try ChildProcess.run(
+      ["cp", try Built.executable("orientd"), copy], outputDirectory: state.path)
+    #expect(cp.status == 0)
+    let run = try ChildProcess.run([copy, "rotate", "--lock-status"], outputDirectory: state.path)
+    #expect(run.status == 69)
+    #expect(run.stderr.contains("orientd-rotate is not installed"), "\(run.stderr)")
+    #expect(run.stderr.contains("apt install orientd-rotate"), "\(run.stderr)")
   }
 }
 

@@ -137,10 +137,11 @@ final class DaemonFixture {
   /// `busctl get-property` of orientd's own interface, e.g. `s "left-up"`.
   func property(
     _ name: String, service: String = "org.orientd.Orientation1",
-    path: String = "/org/orientd/Orientation1"
+    path: String = "/org/orientd/Orientation1", interface: String? = nil
   ) throws -> String {
     let result = try client([
-      "busctl", "--address=\(bus.address)", "get-property", service, path, service, name,
+      "busctl", "--address=\(bus.address)", "get-property", service, path, interface ?? service,
+      name,
     ])
     return result.stdout.trimmingCharacters()
   }

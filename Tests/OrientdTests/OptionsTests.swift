@@ -143,4 +143,23 @@ import Testing
       (error as? UsageError)?.message.contains(message) == true
     }
   }
+
+  /// `orientd rotate` hands every argument, unparsed, to orientd-rotate.
+  @Test func rotateArgumentsGoToOrientdRotate() throws {
+    #expect(
+      try Options(arguments: ["rotate", "--output", "eDP-1", "--bogus"]).command
+        == .rotate(["--output", "eDP-1", "--bogus"]))
+  }
+
+  /// Beside orientd in the build tree, else PREFIX/libexec/orientd for PREFIX/bin.
+  @Test func orientdRotateIsLookedForBesideThenInLibexec() {
+    #expect(
+      RotateLauncher.candidates(besides: "/usr/bin") == [
+        "/usr/bin/orientd-rotate", "/usr/libexec/orientd/orientd-rotate",
+      ])
+    #expect(
+      RotateLauncher.candidates(besides: "/src/.build/debug") == [
+        "/src/.build/debug/orientd-rotate", "/src/.build/debug/../libexec/orientd/orientd-rotate",
+      ])
+  }
 }

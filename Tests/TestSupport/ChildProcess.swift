@@ -218,10 +218,23 @@ public func writeFile(_ path: String, _ text: String) throws {
   try writeFile(path, Array(text.utf8))
 }
 
-/// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass.
+/// How much longer than written a wait may take before it fails:
+/// `ORIENTD_TEST_TIMEOUT_SCALE` (default 3). A wait returns as soon as its condition holds, so
+/// the stretch costs nothing when a test passes; it keeps a loaded machine (a parallel build,
+/// the sanitizer run) from failing a test that is merely slow. No test asserts with a wait that
+/// its condition stays false, so a longer wait can only turn a spurious failure into a pass.
+public let testTimeoutScale: Double = {
+  guard let text = getenv("ORIENTD_TEST_TIMEOUT_SCALE").map({ String(cString: $0) }),
+    let value = Double(text), value >= 1
+  else { return 3 }
+  return value
+}()
+
+/// Polls `condition` every few milliseconds until it holds or `timeout` seconds (stretched by
+/// `testTimeoutScale`) pass.
 @discardableResult
 public func waitFor(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-  let deadline = monotonicSeconds() + timeout
+  let deadline = monotonicSeconds() + timeout * testTimeoutScale
   while monotonicSeconds() < deadline {
     if try condition() { return true }
     usleep(5000)

@@ -16,6 +16,7 @@ fi
 if [ -z "${SKIP_BUILD:-}" ]; then
   scripts/deps.sh >/dev/null
   swift build --product orientd 2>&1 | grep -v 'prohibited flag' | tail -n 1
+  swift build --product orientd-rotate 2>&1 | grep -v 'prohibited flag' | tail -n 1
   swift build --product rotate-bench 2>&1 | grep -v 'prohibited flag' | tail -n 1
 fi
 bin=$(swift build --show-bin-path)

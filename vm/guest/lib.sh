@@ -418,6 +418,50 @@ accel_idle() {
   echo 100 2>/dev/null >"$IIO_DEV/../power/autosuspend_delay_ms"
   accel_is streaming 0
 }
+# ---- the other emulated HID sensors (emu/hid_accel.py --kind) ------------------------------------
+# Each kind is its own uhid device and emulator process; KIND's control FIFO and status file are
+# $RUNDIR/KIND.control and KIND.status, its event log $TOUT/KIND-events.log.
+declare -A HID_DRIVER=([als]=hid-sensor-als [prox]=hid-sensor-prox [magn]=hid-sensor-magn-3d)
+declare -A HID_IIO=([als]=als [prox]=prox [magn]=magn_3d)
+declare -A HID_SENT=()
+# hid_start KIND [emulator options]: load KIND's driver, start its emulator and wait for its IIO
+# device; IIO_DEV and IIO_NAME are then that device's (as accel_start sets them).
+hid_start() {
+  local kind=$1
+  shift
+  kmod -a uhid hid-sensor-hub "${HID_DRIVER[$kind]}" || return 1
+  rm -f "$RUNDIR/$kind.control" "$RUNDIR/$kind.status"
+  mkfifo "$RUNDIR/$kind.control"
+  spawn "hid-$kind" "${PY[@]}" "$GUEST/emu/hid_accel.py" --kind "$kind" \
+    --control "$RUNDIR/$kind.control" --status "$RUNDIR/$kind.status" --log "$TOUT/$kind-events.log" "$@"
+  HID_SENT[$kind]=0
+  wait_for 20 "the ${HID_IIO[$kind]} IIO device" iio_find "${HID_IIO[$kind]}"
+}
+# hid KIND COMMAND...: send one command to KIND's emulator and wait until it has handled it.
+hid() {
+  local kind=$1
+  shift
+  HID_SENT[$kind]=$((HID_SENT[$kind] + 1))
+  echo "$*" >"$RUNDIR/$kind.control"
+  wait_for 10 "the $kind emulator to handle '$*'" hid_at_least "$kind" commands "${HID_SENT[$kind]}"
+}
+# hid_get KIND KEY: print a value from KIND's status; hid_at_least KIND KEY N: it is N or more.
+hid_get() { kv "$RUNDIR/$1.status" "$2" && echo "$KV_VALUE"; }
+hid_at_least() { kv "$RUNDIR/$1.status" "$2" && [ "$KV_VALUE" -ge "$3" ]; }
+# iio_find NAME: the IIO device whose name is NAME, in IIO_DEV (sysfs path) and IIO_NAME.
+iio_find() {
+  local d
+  for d in /sys/bus/iio/devices/iio:device*; do
+    first_line "$d/name"
+    if [ "$FIRST_LINE" = "$1" ]; then
+      IIO_DEV=$d
+      IIO_NAME=${d##*/}
+      return 0
+    fi
+  done
+  return 1
+}
+
 # raw_orientation: RAW_ORIENTATION is what the emulator's current vector (the sensor's own frame,
 # status key "vector") would mean with no mount matrix: the orientation a daemon that ignores the
 # hwdb entry would report.

@@ -59,3 +59,12 @@ int orient_pipe_cloexec(int fds[2]);
 
 /// accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK (accept4 needs _GNU_SOURCE).
 int orient_accept_cloexec(int fd);
+
+/// pidfd_open(2) (Linux 5.3): a descriptor that polls readable when the process exits, so an
+/// event loop can wait for a child; glibc has no wrapper before 2.36 and Swift cannot call the
+/// variadic syscall(2). Returns -1 with errno set on failure (ENOSYS on older kernels).
+int orient_pidfd_open(int pid);
+
+/// memfd_create(2) with MFD_CLOEXEC: an anonymous file (a child's captured stderr), declared
+/// by glibc only with _GNU_SOURCE.
+int orient_memfd_cloexec(const char *name);

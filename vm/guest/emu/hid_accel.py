@@ -1,10 +1,17 @@
 #!/usr/bin/python3
-"""A HID sensor-hub accelerometer for the test VM, made through /dev/uhid (stdlib only).
+"""A HID sensor-hub sensor for the test VM, made through /dev/uhid (stdlib only).
 
 The kernel sees a HID device whose report descriptor holds one sensor collection on the Sensors
-usage page (Accelerometer 3D). hid-sensor-hub binds to it and creates the platform device
-HID-SENSOR-200073, which hid-sensor-accel-3d turns into an IIO device named "accel_3d" with raw,
-scale, offset and sampling_frequency attributes, scan elements, a trigger and /dev/iio:deviceN.
+usage page. hid-sensor-hub binds to it and creates a platform device HID-SENSOR-2000NN, which the
+matching IIO driver turns into an IIO device with raw, scale, offset and sampling_frequency
+attributes, scan elements, a trigger and /dev/iio:deviceN. --kind picks the sensor:
+  accel  Accelerometer 3D (0x200073): hid-sensor-accel-3d, IIO name "accel_3d" (the default)
+  als    Ambient Light (0x200041), field Illuminance: hid-sensor-als, IIO name "als"
+         (in_illuminance_raw and in_intensity_both_raw, in tenths of lux: scale 0.1)
+  prox   Proximity (0x200011), field Human Presence: hid-sensor-prox, IIO name "prox"
+  magn   Compass 3D (0x200083), fields Magnetic Flux X/Y/Z and Compensated Magnetic North:
+         hid-sensor-magn-3d, IIO name "magn_3d" (in_magn_{x,y,z}_raw in milligauss and
+         in_rot_from_north_magnetic_tilt_comp_raw in degrees)
 
 Behaves like a real sensor: it answers the driver's GET_REPORT/SET_REPORT requests for the
 property (feature) report and for polled reads of the input report, and streams input reports at
@@ -13,11 +20,15 @@ switched it to full power with event reporting on. So "no client claims" shows u
 input reports sent.
 
 Control: one command per line written to the --control FIFO:
-  vector X Y Z      the acceleration the sensor measures, in m/s^2, in the sensor's own frame
-  orient NAME       gravity as seen by a device held in orientation NAME (normal, left-up,
+  vector X Y Z      (accel) the acceleration the sensor measures, in m/s^2, in the sensor's own frame
+  orient NAME       (accel) gravity as seen by a device held in orientation NAME (normal, left-up,
                     bottom-up, right-up, face-up, face-down), in the display frame; turned into the
                     sensor's frame with the inverse of --mount-matrix, the matrix the system is
                     told (hwdb) the sensor is mounted with
+  lux L             (als) the illuminance, in lux
+  presence N        (prox) the Human Presence field: 0 nothing near, 1 (or a larger level) near
+  heading DEG       (magn) the tilt-compensated heading from magnetic north, in whole degrees
+  field X Y Z       (magn) the magnetic flux density on the three axes, in gauss
   unplug            destroy the HID device (UHID_DESTROY), as if the sensor hub went away
   plug [timestamps|plain]
                     create it again (with or without the Timestamp field in its input reports;
@@ -26,7 +37,8 @@ Control: one command per line written to the --control FIFO:
 State and counters are written to --status as KEY=VALUE lines after every change (atomically):
 present, opened, opens (how many times the driver opened the device: each power-up), streaming,
 power_state, reporting_state, interval_ms, reports_sent, polled_reads, feature_gets, feature_sets,
-commands (number of commands handled), vector, changed_at (guest CLOCK_MONOTONIC seconds of the
+commands (number of commands handled), vector, raw (the input fields' values, comma-separated),
+changed_at (guest CLOCK_MONOTONIC seconds of the
 last physical change), creates, timestamps.
 
 With --timestamps (or "plug timestamps") the input report also carries a 64-bit Timestamp field
@@ -55,7 +67,7 @@ EIO = 5
 
 # HID Usage Tables, Sensors page (0x20).
 SENSORS_PAGE = 0x20
-ACCELEROMETER_3D = 0x73
+ACCELEROMETER_3D, AMBIENT_LIGHT, PROXIMITY, COMPASS_3D = 0x73, 0x41, 0x11, 0x83
 SENSOR_STATE, SENSOR_EVENT = 0x0201, 0x0202
 STATE_SELECTORS, EVENT_SELECTORS = 0x0800, 0x0810  # Unknown, Ready, ... / Unknown, ..., Data Updated
 CONNECTION_TYPE, CONNECTION_SELECTORS = 0x0309, 0x0830  # integrated, attached, external
@@ -65,6 +77,38 @@ REPORT_INTERVAL = 0x030E
 ACCELERATION, CHANGE_SENSITIVITY_ABS = 0x0452, 0x1000
 ACCEL_X, ACCEL_Y, ACCEL_Z = 0x0453, 0x0454, 0x0455
 TIMESTAMP = 0x0529  # Data Field: Timestamp (HID_USAGE_SENSOR_TIME_TIMESTAMP)
+LIGHT, ILLUMINANCE = 0x04D0, 0x04D1  # Data Field: Light / Illuminance (HID_USAGE_SENSOR_LIGHT_ILLUM)
+PRESENCE, HUMAN_PRESENCE = 0x04B0, 0x04B1  # Data Field: Presence / Human Presence
+ORIENTATION, COMP_MAGN_NORTH = 0x0470, 0x0475  # Data Field: Orientation / Compensated Magnetic North
+MAGN_FLUX_X, MAGN_FLUX_Y, MAGN_FLUX_Z = 0x0485, 0x0486, 0x0487
+
+
+class Kind:
+    """One sensor type: its collection usage, the data usage whose change sensitivity is the
+    feature property the drivers look for, and its input fields (usage, signed, unit exponent,
+    and optionally the counts per unit of the value commands set, before the exponent)."""
+
+    def __init__(self, usage, sensitivity, fields, default_name):
+        self.usage, self.sensitivity, self.fields = usage, sensitivity, fields
+        self.default_name = default_name
+
+
+KINDS = {
+    'accel': Kind(ACCELEROMETER_3D, ACCELERATION,
+                  [(ACCEL_X, True, -3), (ACCEL_Y, True, -3), (ACCEL_Z, True, -3)],
+                  'orientd-vm HID sensor hub accelerometer'),
+    # Illuminance in tenths of lux: hid-sensor-als then reports in_illuminance_scale 0.1.
+    'als': Kind(AMBIENT_LIGHT, LIGHT, [(ILLUMINANCE, False, -1)], 'orientd-vm HID sensor hub light'),
+    'prox': Kind(PROXIMITY, PRESENCE, [(HUMAN_PRESENCE, False, 0)],
+                 'orientd-vm HID sensor hub proximity'),
+    # Fields without a HID unit: the driver takes the flux as milligauss (in_magn_scale 0.001)
+    # and has no conversion for the heading usages in Linux 6.1 (in_rot_scale 1 whatever the
+    # unit exponent says), so exponent 0 for all of them, with the flux counted in milligauss.
+    'magn': Kind(COMPASS_3D, ORIENTATION,
+                 [(MAGN_FLUX_X, True, 0, 1000), (MAGN_FLUX_Y, True, 0, 1000),
+                  (MAGN_FLUX_Z, True, 0, 1000), (COMP_MAGN_NORTH, False, 0)],
+                 'orientd-vm HID sensor hub compass'),
+}
 
 FEATURE_ID, INPUT_ID = 1, 2
 UNIT_EXPONENT = -3  # raw 1000 is 1 g: the driver's scale for "no unit" is 9.80665 x 10^exponent
@@ -123,9 +167,9 @@ class Descriptor:
         return main(0x02)  # Data, Variable, Absolute
 
 
-def report_descriptor(timestamps=False):
+def report_descriptor(kind, timestamps=False):
     d = Descriptor()
-    d.usage_page(SENSORS_PAGE).item(0x0, 2, ACCELEROMETER_3D, 1).collection(0x00)  # Physical
+    d.usage_page(SENSORS_PAGE).item(0x0, 2, kind.usage, 1).collection(0x00)  # Physical
     # Feature report: the properties hid-sensor-hub and hid-sensor-accel-3d look up.
     d.report_id(FEATURE_ID)
     d.selector(CONNECTION_TYPE, CONNECTION_SELECTORS, 3, d.feature)
@@ -133,13 +177,13 @@ def report_descriptor(timestamps=False):
     d.selector(POWER_STATE, POWER_SELECTORS, 6, d.feature)
     d.selector(SENSOR_STATE, STATE_SELECTORS, 7, d.feature)
     d.value(REPORT_INTERVAL, 32, d.feature)
-    d.value(ACCELERATION | CHANGE_SENSITIVITY_ABS, 16, d.feature, exponent=UNIT_EXPONENT)
-    # Input report: state, event and the three axes.
+    d.value(kind.sensitivity | CHANGE_SENSITIVITY_ABS, 16, d.feature, exponent=kind.fields[0][2])
+    # Input report: state, event and the sensor's fields (for the accelerometer the three axes).
     d.report_id(INPUT_ID)
     d.selector(SENSOR_STATE, STATE_SELECTORS, 7, d.input)
     d.selector(SENSOR_EVENT, EVENT_SELECTORS, 6, d.input)
-    for axis in (ACCEL_X, ACCEL_Y, ACCEL_Z):
-        d.value(axis, 32, d.input, signed=True, exponent=UNIT_EXPONENT)
+    for usage, signed, exponent, *_ in kind.fields:
+        d.value(usage, 32, d.input, signed=signed, exponent=exponent)
     if timestamps:
         # The hub's clock in microseconds (no unit item: seconds, exponent -6), which
         # hid-sensor-accel-3d stamps the scan with instead of the kernel's clock.
@@ -149,7 +193,7 @@ def report_descriptor(timestamps=False):
 
 
 FEATURE_FORMAT = '<BBBBBIH'  # id, connection, reporting, power, state, interval ms, sensitivity
-INPUT_FORMAT = '<BBBiii'  # id, state, event, x, y, z
+INPUT_HEADER = '<BBB'  # id, state, event; then one 32-bit value per field
 TIMESTAMP_FORMAT = '<q'  # appended with --timestamps: the hub's clock in microseconds
 
 # Gravity in the display frame for each orientation (Linux IIO convention, as systemd's
@@ -178,9 +222,13 @@ def inverse(m):
     return [[v / det for v in row] for row in adj]
 
 
-class Accelerometer:
+class Sensor:
     def __init__(self, args):
         self.args = args
+        self.kind = KINDS[args.kind]
+        # The input fields' raw values; for the accelerometer they follow self.vector.
+        self.physical = [0.0] * len(self.kind.fields)
+        self.values = [0] * len(self.kind.fields)
         self.unmount = inverse(parse_matrix(args.mount_matrix))
         self.logf = open(args.log, 'a', buffering=1) if args.log else sys.stderr
         self.fd = None
@@ -209,10 +257,11 @@ class Accelerometer:
         if timestamps is not None:
             self.timestamps = timestamps
         self.fd = os.open('/dev/uhid', os.O_RDWR | os.O_CLOEXEC)
-        rdesc = report_descriptor(self.timestamps)
-        self.send(UHID_CREATE2, struct.pack('<128s64s64sHHIIII', self.args.name.encode(),
+        rdesc = report_descriptor(self.kind, self.timestamps)
+        name = self.args.name or self.kind.default_name
+        self.send(UHID_CREATE2, struct.pack('<128s64s64sHHIIII', name.encode(),
                                             b'orientd-vm/uhid', b'', len(rdesc), BUS_USB,
-                                            0x1d6b, 0x0a77, 1, 0) + rdesc)
+                                            0x1d6b, self.args.product, 1, 0) + rdesc)
         self.counters['creates'] += 1
         self.log('plugged: CREATE2 with a %d-byte report descriptor %s' % (len(rdesc), rdesc.hex()))
         self.dirty = True
@@ -232,11 +281,15 @@ class Accelerometer:
         return self.opened and power == POWER_D0 and reporting in REPORTING_ALL_EVENTS
 
     def raw(self):
+        if self.args.kind != 'accel':
+            return tuple(self.values)
         scale = STANDARD_GRAVITY * 10 ** UNIT_EXPONENT
         return tuple(int(round(v / scale)) for v in self.vector)
 
     def input_report(self):
-        report = struct.pack(INPUT_FORMAT, INPUT_ID, SENSOR_READY, EVENT_DATA_UPDATED, *self.raw())
+        report = struct.pack(INPUT_HEADER, INPUT_ID, SENSOR_READY, EVENT_DATA_UPDATED)
+        for (_, signed, *_), value in zip(self.kind.fields, self.raw()):
+            report += struct.pack('<i' if signed else '<I', value)
         if self.timestamps:
             report += struct.pack(TIMESTAMP_FORMAT, self.hub_microseconds())
         return report
@@ -298,10 +351,19 @@ class Accelerometer:
         if not words:
             return True
         name, rest = words[0], words[1:]
+        kind = self.args.kind
         try:
-            if name == 'vector' and len(rest) == 3:
+            if kind == 'accel' and name == 'vector' and len(rest) == 3:
                 self.set_vector(tuple(float(v) for v in rest))
-            elif name == 'orient' and len(rest) == 1 and rest[0] in ORIENTATIONS:
+            elif kind == 'als' and name == 'lux' and len(rest) == 1:
+                self.set_values([float(rest[0])])
+            elif kind == 'prox' and name == 'presence' and len(rest) == 1 and rest[0].isdigit():
+                self.set_values([int(rest[0])])
+            elif kind == 'magn' and name == 'heading' and len(rest) == 1:
+                self.set_values(self.physical[:3] + [float(rest[0]) % 360])
+            elif kind == 'magn' and name == 'field' and len(rest) == 3:
+                self.set_values([float(v) for v in rest] + self.physical[3:])
+            elif kind == 'accel' and name == 'orient' and len(rest) == 1 and rest[0] in ORIENTATIONS:
                 g = [STANDARD_GRAVITY * v for v in ORIENTATIONS[rest[0]]]
                 self.set_vector(tuple(sum(self.unmount[r][c] * g[c] for c in range(3)) for r in range(3)))
             elif name == 'unplug' and not rest:
@@ -319,8 +381,20 @@ class Accelerometer:
 
     def set_vector(self, vector):
         self.vector = vector
-        self.changed_at = time.monotonic()
         self.log('vector %.3f %.3f %.3f (raw %d %d %d)' % (vector + self.raw()))
+        self.changed()
+
+    def set_values(self, values):
+        """The fields' physical values, turned into raw counts with each field's exponent."""
+        self.physical = values
+        self.values = [int(round(v * (field[3] if len(field) > 3 else 1) / 10 ** field[2]))
+                       for v, field in zip(values, self.kind.fields)]
+        self.log('values %s (raw %s)' % (' '.join('%g' % v for v in values),
+                                          ' '.join(str(v) for v in self.values)))
+        self.changed()
+
+    def changed(self):
+        self.changed_at = time.monotonic()
         # A real sensor reports a change right away, not at its next tick.
         if self.streaming:
             self.send_input()
@@ -335,7 +409,8 @@ class Accelerometer:
                       streaming=int(self.streaming), reporting_state=self.feature[2],
                       power_state=self.feature[3], interval_ms=self.feature[5],
                       timestamps=int(self.timestamps),
-                      vector='%.4f,%.4f,%.4f' % self.vector, changed_at='%.6f' % self.changed_at)
+                      vector='%.4f,%.4f,%.4f' % self.vector,
+                      raw=','.join(str(v) for v in self.raw()), changed_at='%.6f' % self.changed_at)
         tmp = self.args.status + '.tmp'
         with open(tmp, 'w') as f:
             f.write(''.join('%s=%s\n' % kv for kv in sorted(fields.items())))
@@ -379,7 +454,10 @@ def main():
     parser.add_argument('--control', required=True, help='FIFO to read commands from')
     parser.add_argument('--status', required=True, help='KEY=VALUE state file, rewritten on change')
     parser.add_argument('--log', help='event log (default stderr)')
-    parser.add_argument('--name', default='orientd-vm HID sensor hub accelerometer')
+    parser.add_argument('--kind', choices=sorted(KINDS), default='accel', help='the sensor type')
+    parser.add_argument('--name', help='the HID device name (default: one naming the kind)')
+    parser.add_argument('--product', type=lambda s: int(s, 0), default=0x0a77,
+                        help='USB product id (a second hub, e.g. the base sensor, takes another)')
     parser.add_argument('--mount-matrix', default='1,0,0;0,1,0;0,0,1',
                         help='the matrix hwdb gives the system for this sensor ("a,b,c;d,e,f;g,h,i")')
     parser.add_argument('--interval-ms', type=int, default=100, help='initial report interval')
@@ -389,7 +467,7 @@ def main():
     if not os.path.exists(args.control):
         os.mkfifo(args.control)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    device = Accelerometer(args)
+    device = Sensor(args)
     try:
         device.run()
     finally:

@@ -8,6 +8,8 @@ KEY_A stands for "any other key" that must keep working while the device is grab
 Control: one command per line on the --control FIFO:
   press KEY      key down, sync, key up, sync (KEY: volumeup, volumedown, a, or a number)
   down KEY / up KEY
+  switch on|off  SW_TABLET_MODE (with --tablet-switch: a firmware tablet-mode switch such as
+                 intel-vbtn's), then sync
   quit
 --status gets KEY=VALUE lines (rewritten atomically): node (/dev/input/eventN), sysname (inputN),
 name, commands (number handled), presses.
@@ -23,7 +25,8 @@ import sys
 import time
 
 # linux/input.h, linux/uinput.h (_IOW/_IO numbers checked with gcc against the headers).
-EV_SYN, EV_KEY, SYN_REPORT = 0, 1, 0
+EV_SYN, EV_KEY, EV_SW, SYN_REPORT, SW_TABLET_MODE = 0, 1, 5, 0, 1
+UI_SET_SWBIT = 0x4004556D  # _IOW('U', 109, int)
 KEYS = {'a': 30, 'volumedown': 114, 'volumeup': 115}
 UI_SET_EVBIT, UI_SET_KEYBIT = 0x40045564, 0x40045565
 UI_DEV_SETUP, UI_DEV_CREATE, UI_DEV_DESTROY = 0x405C5503, 0x5501, 0x5502
@@ -41,12 +44,15 @@ class Keyboard:
         self.args = args
         self.fd = os.open('/dev/uinput', os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_KEY)
-        for word in args.keys.split(','):
+        for word in filter(None, args.keys.split(',')):
             fcntl.ioctl(self.fd, UI_SET_KEYBIT, key_code(word))
+        if args.tablet_switch:
+            fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_SW)
+            fcntl.ioctl(self.fd, UI_SET_SWBIT, SW_TABLET_MODE)
         # struct uinput_setup: struct input_id (bustype, vendor, product, version), name[80],
         # ff_effects_max.
         fcntl.ioctl(self.fd, UI_DEV_SETUP,
-                    struct.pack('<HHHH80sI', BUS_USB, 0x1d6b, 0x0a78, 1, args.name.encode(), 0))
+                    struct.pack('<HHHH80sI', args.bus, 0x1d6b, 0x0a78, 1, args.name.encode(), 0))
         fcntl.ioctl(self.fd, UI_DEV_CREATE)
         buf = bytearray(64)
         fcntl.ioctl(self.fd, UI_GET_SYSNAME_64, buf)
@@ -81,6 +87,9 @@ class Keyboard:
                 self.presses += 1
             elif len(words) == 2 and words[0] in ('down', 'up'):
                 self.key(key_code(words[1]), 1 if words[0] == 'down' else 0)
+            elif len(words) == 2 and words[0] == 'switch' and words[1] in ('on', 'off'):
+                self.emit(EV_SW, SW_TABLET_MODE, 1 if words[1] == 'on' else 0)
+                self.emit(EV_SYN, SYN_REPORT, 0)
             elif words == ['quit']:
                 return False
             elif words:
@@ -122,6 +131,10 @@ def main():
     parser.add_argument('--status', required=True)
     parser.add_argument('--name', default='orientd-vm keyboard')
     parser.add_argument('--keys', default='volumeup,volumedown,a')
+    parser.add_argument('--bus', type=lambda s: int(s, 0), default=BUS_USB,
+                        help='bus type (0x11, i8042: what libinput takes for a built-in keyboard)')
+    parser.add_argument('--tablet-switch', action='store_true',
+                        help='also an SW_TABLET_MODE switch (command "switch on|off")')
     args = parser.parse_args()
     if not os.path.exists(args.control):
         os.mkfifo(args.control)

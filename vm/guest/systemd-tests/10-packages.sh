@@ -3,9 +3,10 @@
 # installed from the freshly built .debs with apt-get (offline: the guest has no network, the
 # dependencies are in its root), started by udev and by bus activation, restarted by systemd,
 # logged by journald, and purged without a trace.
-#   deb-install          apt-get install ./orientd_*.deb ./orientcam_*.deb: installed, nothing
-#                        started (orientd runs on demand), binaries without Swift libraries, man
-#                        pages and completion in place
+#   deb-install          apt-get install ./orientd_*.deb ./orientd-rotate_*.deb ./orientcam_*.deb:
+#                        installed, nothing started (orientd runs on demand), binaries without
+#                        Swift libraries, the daemon without X11/xcb ones, orientd rotate runs
+#                        /usr/libexec/orientd/orientd-rotate, man pages and completion in place
 #   udev-start           iio-sensor-proxy masked (README.Debian), the uhid accelerometer plugged:
 #                        udev's SYSTEMD_WANTS starts orientd.service, no manual step
 #   sandboxed-clients    monitor-sensor (net.hadess.SensorProxy) and orientd --watch see the four
@@ -49,17 +50,18 @@ part deb-install
 require "systemd is PID 1" test "$(</proc/1/comm)" = systemd
 require "the system bus runs (dbus.socket)" wait_for 60 "the system bus" test -S "$BUS_SOCKET"
 shopt -s nullglob
-debs=("$VM_DEBS"/orientd_*.deb "$VM_DEBS"/orientcam_*.deb)
+debs=("$VM_DEBS"/orientd_*.deb "$VM_DEBS"/orientd-rotate_*.deb "$VM_DEBS"/orientcam_*.deb)
 shopt -u nullglob
-require "the freshly built packages are there ($VM_DEBS)" test ${#debs[@]} -eq 2
+require "the freshly built packages are there ($VM_DEBS)" test ${#debs[@]} -eq 3
 log "installing ${debs[*]##*/}"
 (cd "$VM_DEBS" && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-  ./orientd_*.deb ./orientcam_*.deb) >"$TOUT/apt-install.log" 2>&1
-require "apt-get install ./orientd_*.deb ./orientcam_*.deb (offline) exits 0" test $? -eq 0
+  ./orientd_*.deb ./orientd-rotate_*.deb ./orientcam_*.deb) >"$TOUT/apt-install.log" 2>&1
+require "apt-get install ./orientd_*.deb ./orientd-rotate_*.deb ./orientcam_*.deb (offline) exits 0" \
+  test $? -eq 0
 # apt lists the two local files as "Get:"; anything from a repository would be a URL.
 check "nothing was downloaded (dependencies already in the image)" \
   eval '! grep -Eq "^Get:[0-9]+ [a-z]+://" "$TOUT/apt-install.log"'
-dpkg -L orientd orientcam >"$TOUT/package-files.txt"
+dpkg -L orientd orientd-rotate orientcam >"$TOUT/package-files.txt"
 systemd-analyze time >"$TOUT/boot-time.txt" 2>&1
 log "boot: $(head -1 "$TOUT/boot-time.txt")"
 check "dpkg says orientd is installed" \
@@ -67,9 +69,16 @@ check "dpkg says orientd is installed" \
 check "the unit is not enabled (started on demand)" \
   test "$(systemctl is-enabled "$UNIT" 2>&1)" = disabled
 check "and not running after the installation" unit_is inactive
-ldd /usr/bin/orientd /usr/bin/orientcam >"$TOUT/ldd.txt" 2>&1
-check "ldd: no Swift library in orientd or orientcam" eval '! grep -q libswift "$TOUT/ldd.txt"'
+ldd /usr/bin/orientd /usr/libexec/orientd/orientd-rotate /usr/bin/orientcam >"$TOUT/ldd.txt" 2>&1
+check "ldd: no Swift library in orientd, orientd-rotate or orientcam" \
+  eval '! grep -q libswift "$TOUT/ldd.txt"'
 check "ldd: every library found" eval '! grep -q "not found" "$TOUT/ldd.txt"'
+ldd /usr/bin/orientd >"$TOUT/ldd-orientd.txt" 2>&1
+check "ldd: the daemon maps no X11 or xcb library (they are orientd-rotate's)" \
+  eval '! grep -Eq "libX|libxcb" "$TOUT/ldd-orientd.txt"'
+rotate_version=$(/usr/bin/orientd rotate --version 2>&1)
+check "orientd rotate runs /usr/libexec/orientd/orientd-rotate ($rotate_version)" \
+  eval '[[ $rotate_version == "orientd rotate "* ]]'
 for page in orientd.8 orientd.conf.5 orientcam.1; do
   file=$(man -w "${page%.*}" 2>/dev/null | head -1)
   check "man finds $page ($file)" test -n "$file"
@@ -245,8 +254,9 @@ check "the running unit's exposure ($online) is the offline figure ($offline)" \
   eval '[ -n "$online" ] && [ "$online" = "$offline" ]'
 
 part purge
-DEBIAN_FRONTEND=noninteractive apt-get purge -y orientd orientcam >"$TOUT/apt-purge.log" 2>&1
-check "apt-get purge orientd orientcam exits 0" test $? -eq 0
+DEBIAN_FRONTEND=noninteractive apt-get purge -y orientd orientd-rotate orientcam \
+  >"$TOUT/apt-purge.log" 2>&1
+check "apt-get purge orientd orientd-rotate orientcam exits 0" test $? -eq 0
 left=()
 while IFS= read -r path; do
   # Directories other packages own too (/usr, /lib -> usr/lib, /lib/systemd/system, ...) stay;

@@ -4,9 +4,9 @@
   evdev_probe.py grabbed DEV
       exit 0 when some other reader holds an EVIOCGRAB on DEV (our own grab fails with EBUSY),
       1 when nobody does (our probe grab is released again at once).
-  evdev_probe.py watch --out FILE [--grab] [--all] [DEV...]
-      record key events until SIGTERM as lines "SECONDS NODE DEVICE_NAME CODE VALUE" (the device
-      name with spaces as underscores); the first line is "ready" once every device is open (and
+  evdev_probe.py watch --out FILE [--grab] [--all] [--switches] [DEV...]
+      record key events (with --switches: switch events, EV_SW, instead) until SIGTERM as lines
+      "SECONDS NODE DEVICE_NAME CODE VALUE" (the device name with spaces as underscores); the first line is "ready" once every device is open (and
       grabbed with --grab). --all watches every /dev/input/event* and any that appears later, such
       as the device a grabbing program creates to re-emit the keys it does not use.
 """
@@ -24,6 +24,7 @@ import time
 EVIOCGRAB = 0x40044590
 EVIOCGNAME_256 = 0x81004506
 EV_KEY = 1
+EV_SW = 5
 EVENT = struct.Struct('llHHi')
 
 
@@ -49,6 +50,7 @@ def watch(args):
     out = args[args.index('--out') + 1]
     grab = '--grab' in args
     every = '--all' in args
+    wanted = EV_SW if '--switches' in args else EV_KEY
     nodes = [a for a in args if a.startswith('/dev/')]
     opened = {}  # fd -> (node, name)
 
@@ -85,7 +87,7 @@ def watch(args):
                     continue
                 for off in range(0, len(data) - EVENT.size + 1, EVENT.size):
                     _, _, kind, code, value = EVENT.unpack_from(data, off)
-                    if kind == EV_KEY:
+                    if kind == wanted:
                         node, name = opened[fd]
                         f.write('%.6f %s %s %d %d\n' % (time.monotonic(), node, name, code, value))
             if every:

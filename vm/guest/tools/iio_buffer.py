@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """Reads buffered scans from an IIO device through sysfs and /dev/iio:deviceN (stdlib only).
 
-usage: iio_buffer.py DEVICE COUNT [--timeout S] [--expect X,Y,Z] [--clock NAME]
-DEVICE is the sysfs name (iio:device0). Enables the accel scan elements (and the timestamp when
-present), attaches the trigger that belongs to the device when none is set, enables the buffer,
-decodes COUNT scans with the layout given by scan_elements/*_type and *_index (each element
-aligned to its own size, the scan padded to its largest element), prints one JSON object per scan,
-and restores the buffer, scan elements and trigger as they were. Exit 1 when fewer scans came,
-or when a check fails: --expect, every scan has these raw values; --clock (realtime, monotonic,
-boottime), every timestamp was taken on that clock in the last 20 s.
+usage: iio_buffer.py DEVICE COUNT [--timeout S] [--elements A,B] [--expect X,Y,Z] [--clock NAME]
+DEVICE is the sysfs name (iio:device0). Enables the scan elements --elements names (default
+in_accel_x,in_accel_y,in_accel_z) and the timestamp when present, attaches the trigger that
+belongs to the device when none is set, enables the buffer, decodes COUNT scans with the layout
+given by scan_elements/*_type and *_index (each element aligned to its own size, the scan padded
+to its largest element), prints one JSON object per scan, and restores the buffer, scan elements
+and trigger as they were. Exit 1 when fewer scans came, or when a check fails: --expect, every
+scan has these raw values (one per element, in order); --clock (realtime, monotonic, boottime),
+every timestamp was taken on that clock in the last 20 s.
 """
 
 import argparse
@@ -72,7 +73,7 @@ def check(values, args):
     problems = []
     if args.expect:
         want = [int(v) for v in args.expect.split(',')]
-        got = [values.get('in_accel_' + axis) for axis in 'xyz']
+        got = [values.get(name) for name in args.elements.split(',')]
         if got != want:
             problems.append('scan %s, expected %s' % (got, want))
     if args.clock:
@@ -89,13 +90,15 @@ def main():
     parser.add_argument('device')
     parser.add_argument('count', type=int)
     parser.add_argument('--timeout', type=float, default=10)
+    parser.add_argument('--elements', default='in_accel_x,in_accel_y,in_accel_z',
+                        help='the scan elements to enable and check, comma-separated')
     parser.add_argument('--expect', help='X,Y,Z: the raw values every scan must have')
     parser.add_argument('--clock', choices=sorted(CLOCKS), help='the clock of the timestamps')
     args = parser.parse_args()
     sysfs = '/sys/bus/iio/devices/' + args.device
     scan_dir = sysfs + '/scan_elements'
-    names = sorted(f[:-3] for f in os.listdir(scan_dir)
-                   if f.endswith('_en') and (f.startswith('in_accel') or f.startswith('in_timestamp')))
+    wanted = set(args.elements.split(',')) | {'in_timestamp'}
+    names = sorted(f[:-3] for f in os.listdir(scan_dir) if f.endswith('_en') and f[:-3] in wanted)
     saved = {n: read('%s/%s_en' % (scan_dir, n)) for n in names}
     saved_trigger = read(sysfs + '/trigger/current_trigger')
     saved_length = read(sysfs + '/buffer/length')

@@ -161,7 +161,17 @@ final class Rotator {
   private let logger: Logger
   private let client: OrientClient
   private let hooks: Hooks
+  /// `--exec-before` hooks: a turn waits for them. `--exec` hooks: started after the turn,
+  /// which the next turn does not wait for. Both run as children watched on the loop.
+  private let beforeQueue: HookQueue
+  private let afterQueue: HookQueue
+  /// A turn is between its before hooks and the backend: later changes wait for it.
+  private var turning = false
+  /// `--once` has its orientation: stop when the turn and its hooks are done.
+  private var onceDue = false
   private let outputName: String
+  /// How the panel is mounted: `--natural`, else the DRM "panel orientation", else normal.
+  private let natural: Orientation
   /// The devices to map, found again before each turn (a touchscreen or pen plugged in since
   /// then is mapped at the next turn).
   private var touch: [TouchDevice]
@@ -192,6 +202,8 @@ final class Rotator {
     self.loop = loop
     self.logger = logger
     hooks = Hooks(before: options.before, after: options.after)
+    beforeQueue = HookQueue(loop: loop)
+    afterQueue = HookQueue(loop: loop)
     if let backend {
       let output = try backend.chooseOutput(options.output)
       outputName = output.name
@@ -199,6 +211,7 @@ final class Rotator {
     } else {
       outputName = options.output ?? "eDP-1"
     }
+    natural = options.natural ?? PanelNatural.fromDRM(output: outputName, logger: logger)
     if !options.touchOnly, backend != nil {
       do {
         udev = try UdevContext()
@@ -223,7 +236,8 @@ final class Rotator {
     }
     let backendName = backend?.name ?? "hooks only"
     logger.notice(
-      "turning \(outputName) with \(backendName); touch: "
+      "turning \(outputName) with \(backendName), mounted \(natural.rawValue)"
+        + (options.natural == nil ? "" : " (--natural)") + "; touch: "
         + (touch.isEmpty
           ? "none found"
           : touch.map { "\($0.name) (\($0.kind.rawValue))" }
@@ -245,6 +259,9 @@ final class Rotator {
       StandardStream.error.writeLine(
         "orientd rotate: cannot handle signals or make a timer: \(error)")
       return ExitStatus.osError.rawValue
+    }
+    for queue in [beforeQueue, afterQueue] {
+      queue.onFailure = { [weak self] failure in self?.logger.warning(failure) }
     }
     lockServer?.handler = { [weak self] request in self?.lockRequest(request) ?? false }
     tablet?.onChange = { [weak self] on in
@@ -341,9 +358,16 @@ final class Rotator {
     }
     latest = state.orientation
     consider()
-    if options.once, !stopping, state.hasAccelerometer {
-      stop(status)
+    if options.once, state.hasAccelerometer {
+      onceDue = true
+      finishOnce()
     }
+  }
+
+  /// `--once`: stops once the current orientation is applied and its hooks have exited.
+  private func finishOnce() {
+    guard onceDue, !stopping, !turning, !beforeQueue.isBusy, !afterQueue.isBusy else { return }
+    stop(status)
   }
 
   private func lockRequest(_ request: RotationLock.Request) -> Bool {
@@ -368,7 +392,7 @@ final class Rotator {
   /// Applies the latest orientation unless locked, outside tablet mode, settling, or already
   /// there.
   private func consider() {
-    guard !stopping, let target = Turn.target(for: latest, natural: options.natural) else {
+    guard !stopping, let target = Turn.target(for: latest, natural: natural) else {
       return
     }
     if locked {
@@ -379,7 +403,7 @@ final class Rotator {
       logger.debug("not in tablet mode: not turning to \(latest)")
       return
     }
-    if settling { return }
+    if settling || turning { return }
     if target == appliedTurn && backend != nil { return }
     if backend == nil && latest == appliedOrientation { return }
     apply(target, orientation: latest)
@@ -415,9 +439,22 @@ final class Rotator {
         stage: stage, orientation: orientation.rawValue, turn: turn, previous: previous,
         output: self.outputName)
     }
-    for failure in hooks.run(.before, environment: environment(.before)) {
-      logger.warning(failure)
+    // The before hooks finish before the output turns; the loop keeps running meanwhile, and
+    // changes that come in wait (`turning`) and are considered once this turn is done.
+    turning = true
+    beforeQueue.run(hooks.before, stage: .before, environment: environment(.before)) {
+      [weak self] in
+      guard let self else { return }
+      self.turning = false
+      guard !self.stopping else { return }
+      self.turnOutput(turn, orientation: orientation, environment: environment(.after))
     }
+  }
+
+  /// The backend's part of a turn, then the after hooks (not waited for) and the settle time.
+  private func turnOutput(
+    _ turn: Turn, orientation: Orientation, environment: [String: String]
+  ) {
     var applied: Applied?
     if let backend {
       do {
@@ -428,26 +465,28 @@ final class Rotator {
         if error.status == .unavailable || error.status == .ioError {
           stop(error.status.rawValue)
         }
+        finishOnce()
         return
       }
     }
     appliedTurn = turn
     appliedOrientation = orientation
     for skipped in applied?.touchSkipped ?? [] { logger.notice("touch not mapped: \(skipped)") }
-    for failure in hooks.run(.after, environment: environment(.after)) {
-      logger.warning(failure)
+    afterQueue.run(hooks.after, stage: .after, environment: environment) { [weak self] in
+      self?.finishOnce()
     }
     report(turn, orientation: orientation, touch: applied?.touch ?? [])
     settling = true
     if options.settleMilliseconds > 0 {
       do {
         try settleTimer?.schedule(after: .milliseconds(options.settleMilliseconds))
+        return
       } catch {
         settling = false
       }
-    } else {
-      settling = false
     }
+    settling = false
+    consider()
   }
 
   private func report(_ turn: Turn, orientation: Orientation, touch: [String]) {
@@ -463,7 +502,7 @@ final class Rotator {
       ]).encoded()
     } else {
       line =
-        "\(StateFormat.localTime(now))  \(orientation.rawValue): \(outputName) transform "
+        "\(Clock.localTimestamp(now))  \(orientation.rawValue): \(outputName) transform "
         + "\(turn.waylandName)" + (touch.isEmpty ? "" : ", touch \(touch.joined(separator: ", "))")
     }
     if !StandardStream.output.writeLine(line) { stop(0) }

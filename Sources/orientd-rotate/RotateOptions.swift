@@ -2,8 +2,18 @@ import OrientCore
 import ScreenRotation
 import SystemKit
 
-/// The options of `orientd rotate`.
+/// The options of `orientd rotate` (this program, orientd-rotate, which orientd execs).
 struct RotateOptions: Equatable {
+  /// What the command line asks for.
+  enum Command: Equatable {
+    /// Print `usage` and exit 0.
+    case help
+    /// Print the version and exit 0.
+    case version
+    /// Rotate (or, with `lockRequest`, talk to the running instance).
+    case rotate(RotateOptions)
+  }
+
   /// Which backend turns the screen.
   enum Backend: String, Equatable, CaseIterable {
     /// From the session's environment (SWAYSOCK, WAYLAND_DISPLAY, DISPLAY).
@@ -42,8 +52,9 @@ struct RotateOptions: Equatable {
   var after: [String] = []
   /// `--exec-before CMD`.
   var before: [String] = []
-  /// `--natural O`: how the panel is mounted.
-  var natural = Orientation.normal
+  /// `--natural O`: how the panel is mounted; `nil`: as the DRM connector's "panel
+  /// orientation" property says (normal when it has none).
+  var natural: Orientation?
   /// `--settle MS`: after a turn, further changes wait this long.
   var settleMilliseconds = 500
   /// `--once`: apply the current orientation and exit.
@@ -57,8 +68,14 @@ struct RotateOptions: Equatable {
   /// `-v`.
   var verbose = false
 
-  /// The paragraph of `orientd --help`.
+  /// The text of `orientd rotate --help`.
   static let usage = """
+    usage: orientd rotate [--output NAME] [--backend B] [--touch NAME ...] [--when W]
+                          [--exec CMD ...] [--exec-before CMD ...] [--natural O] [--settle MS]
+                          [--once] [--force] [--json] [--session] [-v]
+           orientd rotate --lock | --unlock | --toggle-lock | --lock-status
+           orientd rotate --help | --version
+
     orientd rotate follows orientd (or iio-sensor-proxy) like --watch, waiting for it when it
     is not there, and turns the screen and its touch input with each change: sway through its
     IPC ($SWAYSOCK; touch with 'input ID map_to_output'), other wlroots compositors through
@@ -76,7 +93,8 @@ struct RotateOptions: Equatable {
       --exec CMD        run CMD (sh -c) after each turn; --exec-before CMD before it; both
                         with ORIENTATION, ROTATION, PREVIOUS_ORIENTATION, OUTPUT, ORIENTD_HOOK
       --natural O       how the panel is mounted: normal, left-up, right-up, bottom-up
-                        (a portrait-native panel in a landscape device; composed in)
+                        (a portrait-native panel in a landscape device; composed in);
+                        default: the output's DRM "panel orientation" property, if any
       --settle MS       after a turn, changes wait MS ms and only the last counts (500)
       --once            apply the current orientation once and exit
       --force           run even on GNOME or KDE
@@ -87,7 +105,10 @@ struct RotateOptions: Equatable {
     """
 
   /// Parses the arguments after `rotate`.
-  static func parse(_ cursor: inout ArgumentCursor) throws(UsageError) -> Options.Command {
+  ///
+  /// - Throws: `UsageError` for an unknown option, a bad value or options that do not combine.
+  static func parse(arguments: [String]) throws(UsageError) -> Command {
+    var cursor = ArgumentCursor(arguments)
     var options = RotateOptions()
     var daemonOnly: [String] = []
     var lockFlag = ""
@@ -172,7 +193,8 @@ struct RotateOptions: Equatable {
             ? "unknown option '\(argument)' for rotate" : "unexpected argument '\(argument)'")
       }
     }
-    if let answer = Options.Command(answering: common) { return answer }
+    if common.help { return .help }
+    if common.version { return .version }
     options.verbose = common.verbose
     if options.lockRequest != nil, let wrong = daemonOnly.first {
       throw UsageError("\(wrong) does not apply with \(lockFlag)")

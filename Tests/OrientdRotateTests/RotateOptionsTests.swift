@@ -2,12 +2,12 @@ import OrientCore
 import SystemKit
 import Testing
 
-@testable import orientd
+@testable import orientd_rotate
 
 @Suite struct RotateOptionsTests {
   @Test func fullCommandLine() throws {
-    let options = try Options(arguments: [
-      "rotate", "--output", "eDP-1", "--backend=x11", "--touch", "Wacom Pen", "--when", "tablet",
+    let options = try RotateOptions.parse(arguments: [
+      "--output", "eDP-1", "--backend=x11", "--touch", "Wacom Pen", "--when", "tablet",
       "--exec", "echo a", "--exec-before", "echo b", "--natural", "right-up", "--settle", "250",
       "--json", "-v",
     ])
@@ -22,22 +22,22 @@ import Testing
     expected.settleMilliseconds = 250
     expected.json = true
     expected.verbose = true
-    #expect(options.command == .rotate(expected))
+    #expect(options == .rotate(expected))
   }
 
   @Test func lockRequests() throws {
     var lock = RotateOptions()
     lock.lockRequest = .toggle
-    #expect(try Options(arguments: ["rotate", "--toggle-lock"]).command == .rotate(lock))
+    #expect(try RotateOptions.parse(arguments: ["--toggle-lock"]) == .rotate(lock))
   }
 
   @Test(arguments: [
-    ["rotate", "--backend", "gnome"], ["rotate", "--when", "sometimes"],
-    ["rotate", "--natural", "undefined"], ["rotate", "--settle", "-1"],
-    ["rotate", "--lock", "--unlock"], ["rotate", "--lock", "--output", "eDP-1"],
-    ["rotate", "--touch-only"], ["rotate", "--bogus"], ["rotate", "stray"],
+    ["--backend", "gnome"], ["--when", "sometimes"],
+    ["--natural", "undefined"], ["--settle", "-1"],
+    ["--lock", "--unlock"], ["--lock", "--output", "eDP-1"],
+    ["--touch-only"], ["--bogus"], ["stray"],
   ])
   func mistakesAreUsageErrors(arguments: [String]) {
-    #expect(throws: UsageError.self) { try Options(arguments: arguments) }
+    #expect(throws: UsageError.self) { try RotateOptions.parse(arguments: arguments) }
   }
 }

@@ -1,0 +1,342 @@
+import Accelerometer
+import CEvdev
+import DBusKit
+import EvdevKit
+import OrientCore
+import OrientLog
+import SystemKit
+
+/// What `org.orientd.Posture1` publishes.
+public struct PostureState: Equatable, Sendable {
+  /// Both a display and a base accelerometer are present.
+  public var hasHinge = false
+  /// The hinge angle (NaN while unreliable), its reliability and the posture.
+  public var hinge = HingeState()
+  /// Whether the machine is in tablet mode: a firmware switch's state where there is one,
+  /// otherwise the posture's (`Posture.isTabletMode`).
+  public var tabletMode = false
+  /// Where `tabletMode` comes from: `switch` (a firmware `SW_TABLET_MODE` device), `hinge`
+  /// (orientd's posture) or `none`.
+  public var tabletModeSource = "none"
+
+  /// Nothing known.
+  public init() {}
+}
+
+/// The properties of `org.orientd.Posture1` (at `/org/orientd/Posture1`), in introspection
+/// order.
+public enum PostureProperty: String, PublishedProperty {
+  /// `b`: a display and a base accelerometer are present. Its changes are broadcast.
+  case hasHinge = "HasHinge"
+  /// `d`: the hinge angle in degrees, NaN while unreliable.
+  case hingeAngle = "HingeAngle"
+  /// `b`: whether `HingeAngle` can be trusted; sent whenever `HingeAngle` is.
+  case hingeAngleReliable = "HingeAngleReliable"
+  /// `s`: closed, laptop, flat, tent, stand, tablet or undefined.
+  case posture = "Posture"
+  /// `b`: tablet mode (keyboard unusable).
+  case tabletMode = "TabletMode"
+  /// `s`: switch, hinge or none.
+  case tabletModeSource = "TabletModeSource"
+
+  /// `org.orientd.Posture1`.
+  public static let interface = "org.orientd.Posture1"
+
+  /// The D-Bus type.
+  public var type: DBusType {
+    switch self {
+    case .hasHinge, .hingeAngleReliable, .tabletMode: .boolean
+    case .hingeAngle: .double
+    case .posture, .tabletModeSource: .string
+    }
+  }
+
+  /// `HingeAngleReliable` travels with `HingeAngle`.
+  public var sentWith: [PostureProperty] { self == .hingeAngleReliable ? [.hingeAngle] : [] }
+
+  /// A hinge appearing or going away is broadcast, as `HasAccelerometer` is.
+  public var isBroadcastOnChange: Bool { self == .hasHinge }
+
+  /// The value in `state`.
+  public func value(in state: PublishedState) -> DBusValue {
+    let p = state.posture
+    switch self {
+    case .hasHinge: return .boolean(p.hasHinge)
+    case .hingeAngle: return .double(p.hinge.angle)
+    case .hingeAngleReliable: return .boolean(p.hinge.isReliable)
+    case .posture: return .string(p.hinge.posture.rawValue)
+    case .tabletMode: return .boolean(p.tabletMode)
+    case .tabletModeSource: return .string(p.tabletModeSource)
+    }
+  }
+}
+
+extension BusInterfaces {
+  /// `org.orientd.Posture1` at `/org/orientd/Posture1`: its own claim, so that the base
+  /// accelerometer is read only for clients that want the posture.
+  static func posture(_ h: Handlers) -> DBusInterface {
+    DBusInterface(
+      PostureProperty.interface,
+      methods: [
+        DBusMethod("ClaimPosture") { (invocation) throws(DBusError) in
+          h.claim(invocation, .posture)
+        },
+        DBusMethod("ReleasePosture") { (invocation) throws(DBusError) -> [DBusValue] in
+          h.release(invocation.sender, .posture)
+          return []
+        },
+      ],
+      properties: PostureProperty.allCases.map(DBusProperty.published))
+  }
+}
+
+/// The convertible side of the daemon: the base accelerometer, the hinge tracker, a firmware
+/// tablet-mode switch (read) and orientd's own (uinput, written).
+///
+/// The base sensor is read only while the posture is wanted: a client holds a posture claim,
+/// or orientd drives its own tablet-mode switch (which needs the posture all the time; set
+/// `tablet-mode-switch = off` to read both sensors only for clients).
+final class PostureController {
+  /// The published state changed.
+  var onChange: (() -> Void)?
+  /// `wantsSensors` changed (start or stop the display sensor accordingly).
+  var onWantsSensorsChanged: (() -> Void)?
+  /// What is published.
+  private(set) var state = PostureState()
+
+  private let base: BaseAccelerometer
+  private let loop: EventLoop
+  private var logger: Logger
+  private var settings: PostureSettings
+  private var tracker: HingeTracker
+  private var clientsWant = false
+  private var hasDisplay = false
+  private var realSwitch: (device: InputDevice, watch: EventLoop.Watch)?
+  private var virtualSwitch: UInputTabletModeSwitch?
+  private var problems = LogOnce()
+  /// Where `/dev/uinput` and `/dev/input` are (tests point them elsewhere).
+  private let uinputPath: String
+  private let inputDirectory: String
+
+  init(
+    manager: SensorManager, loop: EventLoop, settings: PostureSettings, logger: Logger,
+    uinputPath: String = UInputClone.defaultPath, inputDirectory: String = "/dev/input"
+  ) {
+    self.loop = loop
+    self.logger = logger
+    self.settings = settings
+    self.uinputPath = uinputPath
+    self.inputDirectory = inputDirectory
+    base = BaseAccelerometer(manager: manager, logger: logger)
+    tracker = HingeTracker(parameters: settings.hinge)
+    base.onSample = { [weak self] sample in self?.sample(.base, sample) }
+    base.onChange = { [weak self] _ in self?.hardwareChanged() }
+  }
+
+  /// Whether the display and base sensors must be read for the posture.
+  var wantsSensors: Bool { (clientsWant || virtualSwitch != nil) && state.hasHinge }
+
+  /// Whether the base sensor is being read.
+  var isReadingBase: Bool { base.isSampling }
+
+  /// Looks for a firmware switch and sets up orientd's own as configured.
+  func begin(hasDisplay: Bool) {
+    self.hasDisplay = hasDisplay
+    findRealSwitch()
+    hardwareChanged()
+  }
+
+  /// Whether some client holds a posture claim.
+  func setClaimed(_ claimed: Bool) {
+    guard claimed != clientsWant else { return }
+    clientsWant = claimed
+    if claimed {
+      // A new claim decides afresh, as the orientation's first claim does.
+      tracker.reset()
+    }
+    applySensors()
+  }
+
+  /// The display sensor came or went.
+  func displayChanged(present: Bool) {
+    guard present != hasDisplay else { return }
+    hasDisplay = present
+    hardwareChanged()
+  }
+
+  /// A reading of the display sensor (fed only while the base is read).
+  func lid(_ sample: AccelerometerSample) {
+    guard base.isSampling else { return }
+    self.sample(.lid, sample)
+  }
+
+  /// A reload (SIGHUP): the new `[posture]` section, and firmware switches looked for again
+  /// (input devices are not followed otherwise).
+  func reload(_ new: PostureSettings) {
+    let hingeChanged = new.hinge != settings.hinge
+    settings = new
+    if hingeChanged { tracker = HingeTracker(parameters: parameters) }
+    findRealSwitch()
+    hardwareChanged()
+  }
+
+  /// Whether the orientation should read `normal` now (`laptop-orientation = normal`).
+  var holdsOrientationNormal: Bool {
+    settings.keepNormalInLaptop && state.hinge.posture == .laptop
+  }
+
+  /// Stops reading and removes orientd's switch.
+  func shutdown() {
+    base.stop()
+    virtualSwitch = nil
+    realSwitch?.watch.cancel()
+    realSwitch = nil
+  }
+
+  // MARK: -
+
+  private func sample(_ part: HingePart, _ sample: AccelerometerSample) {
+    let before = state.hinge
+    tracker.process(part, time: Double(sample.timestamp) / 1e9, sample.acceleration)
+    guard tracker.state != before else { return }
+    if tracker.state.posture != before.posture {
+      logger.info(
+        "posture \(tracker.state.posture.rawValue) (hinge "
+          + "\(FixedPoint.format(tracker.angle, decimals: 0)) degrees)")
+    }
+    if tracker.state.isReliable != before.isReliable {
+      logger.debug(
+        "hinge angle \(tracker.state.isReliable ? "reliable" : "unreliable: \(tracker.unreliability?.rawValue ?? "?")")"
+      )
+    }
+    update()
+  }
+
+  /// The tracker's parameters: the configuration's, with the hinge axis from the base sensor's
+  /// udev `ORIENTD_HINGE_AXIS` unless the configuration sets `hinge-axis`.
+  private var parameters: HingeParameters {
+    var p = settings.hinge
+    if !settings.hingeAxisConfigured, let text = base.sensor?.facts.udevHingeAxis {
+      if let axis = HingeParameters.axis(text) {
+        p.hingeAxis = axis
+      } else {
+        problems.report(
+          "axis \(text)", logger: logger,
+          "ignoring udev ORIENTD_HINGE_AXIS=\"\(text)\": expected x, -x, y, -y, z, -z or three "
+            + "numbers (logged once)")
+      }
+    }
+    return p
+  }
+
+  /// Sensors, switches or settings changed: recompute what exists and what is read.
+  private func hardwareChanged() {
+    if tracker.parameters != parameters {
+      tracker = HingeTracker(parameters: parameters)
+      if !settings.hingeAxisConfigured, base.sensor?.facts.udevHingeAxis != nil {
+        logger.info("hinge axis \(tracker.parameters.hingeAxis) from udev ORIENTD_HINGE_AXIS")
+      }
+    }
+    let hadHinge = state.hasHinge
+    state.hasHinge = hasDisplay && base.sensor != nil
+    if state.hasHinge != hadHinge {
+      tracker.reset()
+      if !state.hasHinge { state.hinge = HingeState() }
+    }
+    let wanted: Bool
+    switch settings.tabletModeSwitch {
+    case .off: wanted = false
+    case .on: wanted = state.hasHinge
+    case .auto: wanted = state.hasHinge && realSwitch == nil
+    }
+    if wanted && virtualSwitch == nil {
+      do {
+        virtualSwitch = try UInputTabletModeSwitch(
+          initial: state.hinge.posture.isTabletMode, uinputPath: uinputPath)
+        logger.notice(
+          "created a tablet-mode switch (\(virtualSwitch?.devnode ?? "uinput")), set from the "
+            + "posture; both accelerometers are read while it exists "
+            + "(tablet-mode-switch = off in [posture] to stop)")
+      } catch {
+        problems.report("uinput", logger: logger, "\(error); no tablet-mode switch (logged once)")
+      }
+    } else if !wanted && virtualSwitch != nil {
+      virtualSwitch = nil
+      logger.notice("removed orientd's tablet-mode switch")
+    }
+    applySensors()
+    update()
+  }
+
+  private func applySensors() {
+    if wantsSensors { base.start() } else { base.stop() }
+    if !wantsSensors && state.hinge.isReliable {
+      // Not read any more: the last posture stays, the angle is no longer current.
+      state.hinge.isReliable = false
+      state.hinge.angle = .nan
+    }
+    // The daemon compares with what it does (it may have missed a change made while its
+    // callback was not set yet, during enumeration).
+    onWantsSensorsChanged?()
+  }
+
+  private func update() {
+    var next = state
+    next.hinge = state.hasHinge ? tracker.state : HingeState()
+    if !base.isSampling, state.hasHinge {
+      next.hinge.posture = state.hinge.posture
+      next.hinge.isReliable = false
+      next.hinge.angle = .nan
+    }
+    if let real = realSwitch {
+      next.tabletMode = real.device.switchValue(UInt32(SW_TABLET_MODE)) != 0
+      next.tabletModeSource = "switch"
+    } else if next.hasHinge {
+      next.tabletMode = next.hinge.posture.isTabletMode
+      next.tabletModeSource = "hinge"
+    } else {
+      next.tabletMode = false
+      next.tabletModeSource = "none"
+    }
+    if let virtualSwitch {
+      do {
+        try virtualSwitch.set(next.hinge.posture.isTabletMode)
+      } catch {
+        problems.report("write", logger: logger, "\(error) (logged once)")
+      }
+    }
+    guard next != state else { return }
+    state = next
+    onChange?()
+  }
+
+  private func findRealSwitch() {
+    realSwitch?.watch.cancel()
+    realSwitch = nil
+    guard let device = TabletModeSwitches.present(in: inputDirectory).first else { return }
+    do {
+      let watch = try loop.watch(device.fileDescriptor, for: .readable) { [weak self] _ in
+        self?.readRealSwitch()
+      }
+      realSwitch = (device, watch)
+      logger.notice(
+        "tablet-mode switch \(device.name) (\(device.path)): TabletMode follows it")
+    } catch {
+      logger.warning("cannot watch \(device.path): \(error); TabletMode follows the posture")
+    }
+  }
+
+  private func readRealSwitch() {
+    guard let real = realSwitch else { return }
+    do {
+      _ = try real.device.readEvents()
+    } catch {
+      logger.notice("\(error); the tablet-mode switch is gone, TabletMode follows the posture")
+      real.watch.cancel()
+      realSwitch = nil
+      hardwareChanged()
+      return
+    }
+    update()
+  }
+}
