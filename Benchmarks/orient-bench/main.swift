@@ -11,6 +11,7 @@ import SystemKit
 let usage = """
   usage: orient-bench [--quick] [--json] [--seed N] [--profile NAME ...] [--scenario NAME ...]
                       [--set KEY=VALUE ...] [--no-throughput] [--details]
+                      [--adaptive] [--still-rate HZ] [--settle-time S]
          orient-bench trace SCENARIO [--profile NAME] [--seed N] [--quick] [--run N]
          orient-bench explain SCENARIO [--profile NAME] [--seed N] [--quick] [--run N] [--set ...]
          orient-bench --help | --version
@@ -26,6 +27,11 @@ let usage = """
                      ([posture] keys of orientd.conf(5))
     --no-throughput  skip the throughput measurement
     --details        list the runs with missed rotations or spurious changes
+    --adaptive       orientd reads as the daemon does with adaptive sampling: slowly while
+                     still, at the full rate from the first reading that departs (the
+                     baselines still see every sample); prints the share of samples read
+    --still-rate HZ  the still rate with --adaptive (default \(AdaptiveSampling.Parameters().stillRate))
+    --settle-time S  seconds of calm before slowing down (default \(AdaptiveSampling.Parameters().settleTime))
 
   trace writes run N (default 0) of a scenario as CSV (t,x,y,z) for `orientd replay`, with the
   ground truth in comments; the same seed and --quick give the same run as the benchmark
@@ -49,6 +55,7 @@ struct BenchOptions {
   var traceScenario: Scenario?
   var explain = false
   var run = 0
+  var adaptive: AdaptiveSampling.Parameters?
 }
 
 func fail(_ message: String) -> Never {
@@ -85,6 +92,19 @@ func parseOptions(_ arguments: [String]) -> BenchOptions {
     case "--json": options.json = true
     case "--no-throughput": options.throughput = false
     case "--details": options.details = true
+    case "--adaptive": options.adaptive = options.adaptive ?? AdaptiveSampling.Parameters()
+    case "--still-rate", "--settle-time":
+      let text = value(argument)
+      guard let number = Double(text), number > 0, number <= 1000 else {
+        fail("\(argument) needs a positive number, got '\(text)'")
+      }
+      var adaptive = options.adaptive ?? AdaptiveSampling.Parameters()
+      if argument == "--still-rate" {
+        adaptive.stillRate = number
+      } else {
+        adaptive.settleTime = number
+      }
+      options.adaptive = adaptive
     case "--seed":
       guard let seed = UInt64(value(argument)) else { fail("--seed needs a whole number") }
       options.seed = seed
@@ -400,10 +420,11 @@ if let scenario = options.traceScenario {
   exit(ExitStatus.success)
 }
 
-let benchmark = Benchmark(
+var benchmark = Benchmark(
   seed: options.seed, repetitions: options.quick ? 1 : 4, parameters: options.parameters,
   profiles: options.profiles.isEmpty ? SensorProfile.all : options.profiles,
   scenarios: options.scenarios.isEmpty ? Scenario.benchmark : options.scenarios)
+benchmark.adaptive = options.adaptive
 let started = monotonicNow()
 let results = benchmark.run()
 let elapsed = monotonicNow() - started
@@ -482,6 +503,23 @@ if options.json {
   print("in degrees from the centre of the orientation left; miss = missed/expected;")
   print("spur/m = spurious changes per minute; hold% = hold accuracy (see docs/benchmark.md)")
   printTable(results)
+  if let adaptive = options.adaptive {
+    print(
+      "\nadaptive sampling (still rate \(compact(adaptive.stillRate, 2)) Hz, settle time "
+        + "\(compact(adaptive.settleTime, 2)) s): share of the samples orientd read")
+    for result in results {
+      let total = result.scenarios.reduce(0) { $0 + $1.samples }
+      let read = result.scenarios.reduce(0) { $0 + $1.read }
+      var line = pad(result.profile.name, 14, right: false)
+      line += " all \(fixed(100 * Double(read) / Double(max(total, 1)), 1))%"
+      for scenario in result.scenarios {
+        line +=
+          ", \(scenario.scenario.rawValue) "
+          + "\(fixed(100 * Double(scenario.read) / Double(max(scenario.samples, 1)), 0))%"
+      }
+      print(line)
+    }
+  }
   if options.details {
     print("\ndetails:")
     printDetails(results)

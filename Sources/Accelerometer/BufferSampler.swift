@@ -1,4 +1,5 @@
 import Glibc
+import OrientCore
 import OrientLog
 import SystemKit
 
@@ -31,6 +32,14 @@ public struct BufferUnavailable: Error, CustomStringConvertible, Sendable {
 /// (`.stalled`) so that it can poll instead, and the buffer keeps being re-armed quietly until
 /// it is replaced. When scans come again the episode ends with one line saying after how long.
 /// The watchdog is the one periodic wakeup of buffered mode, and only while sampling.
+///
+/// Adaptive sampling: the device keeps its rate, but while `AdaptiveSampling` finds the
+/// readings still, `buffer/watermark` is raised so that the kernel wakes orientd only once a
+/// still interval's worth of scans has queued (the detector still sees every scan, up to one
+/// still interval late); the first departing scan lowers it to 1 again. The kernel accepts a
+/// new watermark only while the buffer is disabled, so each change is `buffer/enable` 0,
+/// the watermark, then 1 (recorded in the journal and restored on stop). Without the
+/// attribute (kernels before 4.2) nothing changes.
 final class BufferSampler: Sampler {
   let mode = SamplingMode.buffered
   private(set) var rate: Double
@@ -63,6 +72,10 @@ final class BufferSampler: Sampler {
   private var emptyPeriods = 0
   /// When the current stall began (`CLOCK_MONOTONIC` ns): the last data seen.
   private var lastData: Duration = .zero
+  /// Decides between waking per scan and per still interval.
+  private var adaptive: AdaptiveSampling
+  /// Scans per wakeup while still (1: adaptation off or no `buffer/watermark`).
+  private let stillWatermark: Int
 
   /// How long without a scan counts as a stall.
   var stallTimeout: Duration { max(.seconds(1), .seconds(10 / max(rate, 0.1))) }
@@ -77,6 +90,7 @@ final class BufferSampler: Sampler {
   /// - Throws: `BufferUnavailable` saying what failed; everything changed is restored first.
   init(
     description: AccelerometerDescription, rate target: Double, bufferLength: Int,
+    adaptive: AdaptiveSampling.Parameters = AdaptiveSampling.Parameters(),
     triggers: [TriggerInfo], deviceParent: String?, loop: EventLoop, logger: Logger,
     handler: @escaping (SamplerEvent) -> Void
   ) throws(BufferUnavailable) {
@@ -102,6 +116,16 @@ final class BufferSampler: Sampler {
         target: target, description: description, journal: setup.journal, logger: logger)
       ?? target
     try setup.enableBuffer(length: bufferLength)
+    let scansPerStillInterval = Int((rate / max(adaptive.stillRate, 0.01)).rounded(.down))
+    var parameters = adaptive
+    if Sysfs.exists("\(description.facts.syspath)/buffer/watermark") {
+      // The watermark cannot exceed the buffer length; at least two scans or it saves nothing.
+      stillWatermark = max(1, min(scansPerStillInterval, bufferLength))
+    } else {
+      stillWatermark = 1
+    }
+    if stillWatermark < 2 { parameters.enabled = false }
+    self.adaptive = AdaptiveSampling(parameters: parameters)
     chunk = [UInt8](repeating: 0, count: max(layout.recordSize * 16, 256))
     file = node
     do {
@@ -413,6 +437,7 @@ final class BufferSampler: Sampler {
     let now = Clock.monotonicNanoseconds()
     let clockNow = converter.clock == .monotonic ? now : BufferSampler.read(converter.clock)
     let period = Int64((1e9 / max(rate, 0.1)).rounded())
+    var paceChanged = false
     pending.withUnsafeBytes { all in
       for i in 0..<records {
         let record = UnsafeRawBufferPointer(rebasing: all[(i * size)..<((i + 1) * size)])
@@ -436,12 +461,41 @@ final class BufferSampler: Sampler {
                 + " is not near now; using read times instead (logged once)")
           }
         }
+        let before = adaptive.pace
+        let pace = adaptive.observe(
+          description.calibrate(x: Double(x), y: Double(y), z: Double(z)),
+          at: Double(time) / 1e9)
+        if pace != before { paceChanged = true }
         handler(.reading(RawReading(timestamp: time, x: Double(x), y: Double(y), z: Double(z))))
         if stopped { return }
       }
     }
     if stopped { return }
     pending.removeFirst(records * size)
+    if paceChanged { setWatermark(adaptive.pace == .still ? stillWatermark : 1) }
+  }
+
+  /// Re-enables the buffer with a new watermark (the kernel refuses one while it is enabled).
+  private func setWatermark(_ scans: Int) {
+    let sys = description.facts.syspath
+    do {
+      try Sysfs.write("\(sys)/buffer/enable", "0")
+      try journal.set("\(sys)/buffer/watermark", String(scans))
+      try Sysfs.write("\(sys)/buffer/enable", "1")
+      logger.debug(
+        "\(description.sysname): \(scans > 1 ? "still" : "moving"), buffer/watermark \(scans)")
+    } catch {
+      if error.isDeviceGone {
+        gone("\(sys)/buffer/watermark: \(error.reason)")
+        return
+      }
+      problems.report(
+        "watermark", logger: logger,
+        "\(description.sysname): cannot set buffer/watermark to \(scans): \(error) "
+          + "(logged once)")
+      // Leave the buffer running whatever happened to the watermark.
+      try? Sysfs.write("\(sys)/buffer/enable", "1")
+    }
   }
 
   static func read(_ clock: TimestampClock) -> Int64 {

@@ -10,6 +10,9 @@ import TextFormats
 /// poll-rate = 30       # Hz, polled mode
 /// buffered-rate = 30   # Hz, the smallest sampling_frequency at least this is chosen
 /// buffer-length = 8    # scans the kernel may queue
+/// adaptive = on        # on | off: read slowly while the device is still
+/// still-rate = 5       # Hz while still (adaptive)
+/// settle-time = 1      # seconds of calm before slowing down (adaptive)
 /// ```
 public struct SamplingConfiguration: Equatable, Sendable {
   /// Which reading method to use.
@@ -40,6 +43,9 @@ public struct SamplingConfiguration: Equatable, Sendable {
   public var bufferedRate: Double = SamplingConfiguration.defaultBufferedRate
   /// Buffered mode: `buffer/length` while sampling.
   public var bufferLength: Int = SamplingConfiguration.defaultBufferLength
+  /// Adaptive sampling: the still rate and when to use it (`adaptive`, `still-rate`,
+  /// `settle-time`).
+  public var adaptive = AdaptiveSampling.Parameters()
 
   /// The defaults.
   public init() {}
@@ -143,10 +149,34 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
             throw fail("buffer-length '\(entry.value)' must be a whole number from 2 to 4096")
           }
           sampling.bufferLength = length
+        case "adaptive":
+          switch entry.value {
+          case "on", "yes", "true", "1": sampling.adaptive.enabled = true
+          case "off", "no", "false", "0": sampling.adaptive.enabled = false
+          default: throw fail("adaptive '\(entry.value)' must be on or off")
+          }
+        case "still-rate", "settle-time":
+          let number: Double
+          do {
+            number = try DecimalText.parseDouble(entry.value)
+          } catch {
+            throw fail("\(entry.key) '\(entry.value)' is \(error)")
+          }
+          if entry.key == "still-rate" {
+            guard number >= 0.1, number <= 1000 else {
+              throw fail("still-rate \(entry.value) Hz is outside 0.1 ... 1000")
+            }
+            sampling.adaptive.stillRate = number
+          } else {
+            guard number >= 0.1, number <= 60 else {
+              throw fail("settle-time \(entry.value) s is outside 0.1 ... 60")
+            }
+            sampling.adaptive.settleTime = number
+          }
         default:
           throw fail(
             "unknown key '\(entry.key)' in [sampling] (known: mode, rate, poll-rate, "
-              + "buffered-rate, buffer-length)")
+              + "buffered-rate, buffer-length, adaptive, still-rate, settle-time)")
         }
       }
     }

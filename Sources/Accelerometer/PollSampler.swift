@@ -1,3 +1,4 @@
+import OrientCore
 import OrientLog
 import SystemKit
 
@@ -10,6 +11,10 @@ import SystemKit
 /// backs off instead of hammering a broken bus at the full rate: it polls every 250 ms, then
 /// 0.5, 1 and at most every 2 s, logging that once; the first valid reading restores the rate
 /// and ends every episode (so a later failure is logged again).
+///
+/// With adaptive sampling (`[sampling] adaptive`, on by default) the timer runs at the still
+/// rate while `AdaptiveSampling` finds the readings still, and at the full rate from the
+/// first reading that departs until they have settled again.
 final class PollSampler: Sampler {
   let mode = SamplingMode.polled
   let rate: Double
@@ -30,6 +35,10 @@ final class PollSampler: Sampler {
   private var failuresInARow = 0
   /// The slowed-down interval while readings keep failing, `nil` at the normal rate.
   private var backoff: Duration?
+  /// Decides between the full rate and the still rate.
+  private var adaptive: AdaptiveSampling
+  /// The timer's interval while the readings are still.
+  private let stillInterval: Duration
 
   static let axes = ["x", "y", "z"]
   /// The first slowed-down interval, doubled after each further failure.
@@ -42,8 +51,9 @@ final class PollSampler: Sampler {
   ///
   /// - Throws: `SystemError` if an attribute cannot be opened.
   init(
-    description: AccelerometerDescription, rate: Double, loop: EventLoop, logger: Logger,
-    handler: @escaping (SamplerEvent) -> Void
+    description: AccelerometerDescription, rate: Double,
+    adaptive: AdaptiveSampling.Parameters = AdaptiveSampling.Parameters(), loop: EventLoop,
+    logger: Logger, handler: @escaping (SamplerEvent) -> Void
   ) throws(SystemError) {
     self.description = description
     self.rate = rate
@@ -52,6 +62,11 @@ final class PollSampler: Sampler {
     journal = SysfsJournal(logger: logger)
     buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
     interval = .seconds(1 / rate)
+    var parameters = adaptive
+    // A still rate at or above the full rate would save nothing.
+    if parameters.stillRate >= rate { parameters.enabled = false }
+    self.adaptive = AdaptiveSampling(parameters: parameters)
+    stillInterval = .seconds(1 / max(parameters.stillRate, 0.01))
     do {
       for axis in PollSampler.axes {
         files.append(
@@ -124,6 +139,7 @@ final class PollSampler: Sampler {
     failuresInARow = 0
     if backoff != nil {
       backoff = nil
+      adaptive.reset()
       reschedule(interval)
       problems.clear(
         "backoff", logger: logger,
@@ -135,7 +151,21 @@ final class PollSampler: Sampler {
       }
       activeProblems.removeAll()
     }
-    handler(.reading(RawReading(timestamp: Clock.monotonicNanoseconds(), x: x, y: y, z: z)))
+    let now = Clock.monotonicNanoseconds()
+    adapt(to: description.calibrate(x: x, y: y, z: z), at: now)
+    handler(.reading(RawReading(timestamp: now, x: x, y: y, z: z)))
+  }
+
+  /// Switches the timer between the full and the still rate when the pace changes.
+  private func adapt(to acceleration: Vector3, at time: Int64) {
+    let before = adaptive.pace
+    let pace = adaptive.observe(acceleration, at: Double(time) / 1e9)
+    guard pace != before, !stopped, backoff == nil else { return }
+    reschedule(pace == .still ? stillInterval : interval)
+    logger.debug(
+      "\(description.sysname): \(pace == .still ? "still" : "moving"), reading at "
+        + "\(AvailableValues.format(pace == .still ? adaptive.parameters.stillRate : rate)) Hz "
+        + "(threshold \(AvailableValues.format(adaptive.threshold)) m/s^2)")
   }
 
   /// After a second of failed readings, polls less and less often (up to `maximumBackoff`).

@@ -358,6 +358,7 @@ public final class SensorManager {
       do {
         let buffered = try BufferSampler(
           description: d, rate: sampling.bufferedRate, bufferLength: sampling.bufferLength,
+          adaptive: sampling.adaptive,
           triggers: registry.allTriggers, deviceParent: registry.parent(of: syspath), loop: loop,
           logger: logger, handler: handler)
         return .started(buffered, trigger: buffered.attachedTrigger)
@@ -373,7 +374,8 @@ public final class SensorManager {
     if sampling.mode != .buffered && d.canPoll {
       do {
         let polled = try PollSampler(
-          description: d, rate: sampling.pollRate, loop: loop, logger: logger, handler: handler)
+          description: d, rate: sampling.pollRate, adaptive: sampling.adaptive, loop: loop,
+          logger: logger, handler: handler)
         return .started(polled, trigger: nil)
       } catch {
         if error.isDeviceGone { return .gone(error.description) }

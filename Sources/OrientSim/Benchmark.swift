@@ -14,6 +14,8 @@ public struct Benchmark: Sendable {
     public var scores: [Score]
     /// Samples synthesised.
     public var samples: Int
+    /// Of them, the samples orientd read (fewer than `samples` with `Benchmark.adaptive`).
+    public var read = 0
     /// The wrong-scale replays (`Benchmark.wrongScales`) of the runs that start still.
     public var scale = ScaleCheck()
   }
@@ -85,6 +87,9 @@ public struct Benchmark: Sendable {
   public var profiles: [SensorProfile]
   /// The scenarios to run.
   public var scenarios: [Scenario]
+  /// Adaptive sampling for orientd's column (`nil`: every sample is read, as with
+  /// `adaptive = off`); the baselines always see every sample.
+  public var adaptive: AdaptiveSampling.Parameters?
 
   /// Creates a benchmark configuration.
   public init(
@@ -120,13 +125,22 @@ public struct Benchmark: Sendable {
   public func run(_ scenario: Scenario, on profile: SensorProfile) -> ScenarioResult {
     var scores = [Score](repeating: Score(), count: 3)
     var count = 0
+    var read = 0
     var scale = ScaleCheck()
     for (index, run) in runs(scenario).enumerated() {
       let samples = self.samples(of: run, index: index, scenario: scenario, profile: profile)
       count += samples.count
       var ours = EngineJudge(parameters: parameters)
       let reference = commits(of: &ours, over: samples)
-      scores[0].merge(score(reference, against: run, index: index))
+      if let adaptive {
+        let kept = AdaptiveStream.samplesRead(from: samples, parameters: adaptive)
+        read += kept.count
+        var slowed = EngineJudge(parameters: parameters)
+        scores[0].merge(score(commits(of: &slowed, over: kept), against: run, index: index))
+      } else {
+        read += samples.count
+        scores[0].merge(score(reference, against: run, index: index))
+      }
       if run.script.quietUntil >= Benchmark.stillStartForScaleCheck {
         scale.merge(
           checkScales(
@@ -140,7 +154,8 @@ public struct Benchmark: Sendable {
       var proxy = SensorProxyJudge()
       scores[2].merge(score(commits(of: &proxy, over: samples), against: run, index: index))
     }
-    return ScenarioResult(scenario: scenario, scores: scores, samples: count, scale: scale)
+    return ScenarioResult(
+      scenario: scenario, scores: scores, samples: count, read: read, scale: scale)
   }
 
   /// Replays `samples` at each of `wrongScales` and compares orientd's changes with

@@ -418,6 +418,44 @@ struct SensorIntegrationTests {
     #expect(warnings.count == 1, "\(transcript.stderr)")
   }
 
+  /// Adaptive sampling in buffered mode: a still stream raises `buffer/watermark` (to the scans
+  /// in one still interval: 31.26 Hz / 5 Hz = 6) so the kernel wakes the reader rarely; a
+  /// departing scan lowers it to 1 again, and stopping restores the value found.
+  @Test func stillBufferedDeviceRaisesTheWatermarkAndAMoveLowersIt() throws {
+    let parent = IIOFixture.parent()
+    let format = IIOFixture.Format(
+      type: "le:s16/32>>0", timestamp: true, extraEnabledChannel: false)
+    let devices = IIOFixture.buffered(parent: parent, format: format)
+    let device = devices[0]
+    // 1.5 s of still scans (stamped 10 ms apart), then a turn.
+    let still = [(Int, Int, Int)](repeating: IIOFixture.raw(.normal), count: 150)
+    let moving = [(Int, Int, Int)](repeating: IIOFixture.raw(.leftUp), count: 4)
+    let encoded = (still + moving).map { IIOFixture.record($0, format: format) }
+    var scenario = UMockdevScenario(devices: [parent] + devices)
+    scenario.dump(device, ["buffer/watermark"], tag: "before")
+    scenario.spawn([try probe])
+    scenario.expect(#"^sensor \{.*"mode":"buffered""#)
+    scenario.send("start")
+    scenario.expect("^ok start$")
+    scenario.script(
+      device, devnode: "/dev/iio:device0", records: encoded.map(\.bytes), intervalMilliseconds: 2,
+      timestampOffset: encoded[0].timestampOffset, pauses: [150: 300])
+    scenario.expect("^sample ", count: 150)
+    scenario.dump(device, ["buffer/watermark"], tag: "still")
+    scenario.expect("^sample ", count: 4)
+    scenario.dump(device, ["buffer/watermark"], tag: "moving")
+    scenario.send("stop")
+    scenario.expect("^ok stop$")
+    scenario.dump(device, ["buffer/watermark"], tag: "stopped")
+    scenario.send("quit")
+    scenario.wait()
+    let transcript = try scenario.run()
+    #expect(transcript.failure == nil, "\(transcript.summary)")
+    #expect(transcript.dump("still")["buffer/watermark"] == "6", "\(transcript.summary)")
+    #expect(transcript.dump("moving")["buffer/watermark"] == "1", "\(transcript.summary)")
+    #expect(transcript.dump("stopped") == transcript.dump("before"))
+  }
+
   @Test func stoppedMeansNothingOpenAndSettingsRestored() throws {
     let parent = IIOFixture.parent()
     let device = IIOFixture.polled(parent: parent)

@@ -29,6 +29,7 @@ import Testing
     #expect(configuration.detector.filterTimeConstant == 0.05)
     #expect(configuration.accelerometer.sampling.mode == .polled)
     #expect(configuration.accelerometer.sampling.pollRate == 25)
+    #expect(configuration.accelerometer.sampling.adaptive.enabled)
     #expect(configuration.accelerometer.devices.first?.matchName == "mxc4005")
     #expect(configuration.source == "test.conf")
     #expect(
@@ -43,6 +44,9 @@ import Testing
   @Test(arguments: [
     ("[detector]\nhysteresis = 100\n", "x.conf:"),
     ("[sampling]\nmode = sometimes\n", "x.conf:2: mode 'sometimes'"),
+    ("[sampling]\nadaptive = maybe\n", "x.conf:2: adaptive 'maybe' must be on or off"),
+    ("[sampling]\n\nstill-rate = 0\n", "x.conf:3: still-rate 0 Hz is outside"),
+    ("[sampling]\nsettle-time = soon\n", "x.conf:2: settle-time 'soon'"),
     ("[camera]\nx = 1\n", "x.conf:1: unknown section [camera]"),
     ("hysteresis = 10\n", "x.conf:1: 'hysteresis' is outside any section"),
     ("[detector]\nfoo = 1\n", "x.conf:2:"),
@@ -98,6 +102,41 @@ import Testing
       [orientd, "--config", dir.file("none.conf")], outputDirectory: dir.path)
     #expect(missing.status == 66)
     #expect(missing.stderr.contains("none.conf"))
+  }
+
+  @Test func adaptiveKeysAreRead() throws {
+    let text = "[sampling]\nadaptive = off\nstill-rate = 2.5\nsettle-time = 3\n"
+    let sampling = try DaemonConfiguration(parsing: text, source: "a.conf").accelerometer.sampling
+    #expect(!sampling.adaptive.enabled)
+    #expect(sampling.adaptive.stillRate == 2.5)
+    #expect(sampling.adaptive.settleTime == 3)
+  }
+
+  /// A claimed, still sensor is read at the still rate; the first turn is still reported and
+  /// brings the full rate back. With `adaptive = off` it is never slowed.
+  @Test(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+  func adaptiveSamplingSlowsAStillSensorAndATurnStillComesThrough() throws {
+    let dir = try TemporaryDirectory("adaptive")
+    let path = dir.file("orientd.conf")
+    try writeFile(path, "[sampling]\nmode = polled\nstill-rate = 4\nsettle-time = 0.5\n")
+    let fixture = try DaemonFixture(["--config", path])
+    let watch = try fixture.start([try Built.executable("orientd"), "--watch"])
+    #expect(waitFor(timeout: 10) { watch.standardOutput.contains("normal") })
+    #expect(
+      waitFor(timeout: 15) { fixture.log.contains("still, reading at 4 Hz") }, "\(fixture.log)")
+    try fixture.turn(.leftUp)
+    #expect(waitFor(timeout: 10) { watch.standardOutput.lines.last?.contains("left-up") == true })
+    #expect(fixture.log.contains("moving, reading at 30 Hz"))
+    #expect(try fixture.testbed.stopProgram() == 0)
+
+    try writeFile(path, "[sampling]\nmode = polled\nadaptive = off\nsettle-time = 0.5\n")
+    let steady = try DaemonFixture(["--config", path])
+    let client = try steady.start([try Built.executable("orientd"), "--watch"])
+    #expect(waitFor(timeout: 10) { client.standardOutput.contains("normal") })
+    // 60 polls at 30 Hz: two seconds, four times the settle time.
+    #expect(steady.waitForPolls(60))
+    #expect(!steady.log.contains("still, reading at"))
+    #expect(try steady.testbed.stopProgram() == 0)
   }
 
   @Test(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))

@@ -2,13 +2,16 @@
 # Benchmark (not a test): orientd against Debian's iio-sensor-proxy, one after the other, on
 # the same emulated (umockdev) accelerometer and the same private bus, measured by the same
 # client through net.hadess.SensorProxy (scripts/bench/daemon.py). Prints, side by side:
-# latency from a sysfs change to the client seeing the new orientation (median, p95), CPU time
-# per claimed minute, wakeups per idle (unclaimed) minute, resident memory, and the time from
-# start to the bus name being owned; then whether orientd meets its targets (exit 1 if not).
+# wakeups and CPU per claimed minute with the device still and while turning every 1.5-3.5 s,
+# latency from a sysfs change to the client seeing the new orientation (median, p95), wakeups
+# per idle (unclaimed) minute, resident memory, and the time from start to the bus name being
+# owned; then the targets with orientd/iio-sensor-proxy ratios (exit 1 if one is missed).
 #
-#   sudo scripts/bench/daemon.sh [--changes 40] [--idle 20] [--starts 5] [--seed 1]
+#   sudo scripts/bench/daemon.sh [--changes 30] [--idle 20] [--still 30] [--pause-min 1.5]
+#                                [--pause-max 3.5] [--starts 5] [--seed 1]
+#                                [--orientd-config FILE]
 #
-# SKIP_BUILD=1 uses the release build already there. Takes about 2.5 minutes.
+# SKIP_BUILD=1 uses the release build already there. Takes about 5 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=scripts/private-bus.sh
