@@ -33,12 +33,14 @@ let package = Package(
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
 
+    // Pure Swift text formats: the INI configuration file, locale-free decimals, trimming.
+    .target(name: "TextFormats"),
     // Pure Swift core: no C, no I/O.
-    .target(name: "OrientCore"),
+    .target(name: "OrientCore", dependencies: ["TextFormats"]),
     // Pure Swift image buffers, pixel formats, rotations and the orientation test pattern.
     .target(name: "Imaging"),
     // The quality benchmark's simulator, baselines and metrics (pure, deterministic).
-    .target(name: "OrientSim", dependencies: ["OrientCore"]),
+    .target(name: "OrientSim", dependencies: ["OrientCore", "TextFormats"]),
 
     // Small shared infrastructure.
     .target(name: "OrientLog"),
@@ -51,7 +53,8 @@ let package = Package(
     .target(
       name: "Capture",
       dependencies: [
-        "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "SystemKit", "OrientLog", "JSON",
+        "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
+        "JSON",
       ]),
 
     // Overlay controls: file format, layout per orientation, rendering (pure).
@@ -64,7 +67,7 @@ let package = Package(
       name: "Session",
       dependencies: [
         "Capture", "Overlay", "EvdevKit", "PreviewKit", "Imaging", "JPEGKit", "OrientCore",
-        "SystemKit", "OrientLog", "JSON", "V4L2Kit",
+        "TextFormats", "SystemKit", "OrientLog", "JSON", "V4L2Kit",
       ]),
 
     // Wrappers over C libraries.
@@ -74,7 +77,9 @@ let package = Package(
     .target(
       name: "Accelerometer",
       dependencies: [
-        "DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "JSON", "EvdevKit", "CEvdev",
+        "DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "TextFormats", "JSON",
+        "EvdevKit",
+        "CEvdev",
       ]),
 
     // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
@@ -85,8 +90,8 @@ let package = Package(
     .target(
       name: "OrientDaemon",
       dependencies: [
-        "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog",
-        "EvdevKit", "CEvdev",
+        "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit",
+        "OrientLog", "EvdevKit", "CEvdev",
       ]),
 
     // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.
@@ -104,8 +109,8 @@ let package = Package(
     .executableTarget(
       name: "orientd",
       dependencies: [
-        "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "Accelerometer",
-        "DBusKit", "OrientClient", "OrientDaemon",
+        "OrientCore", "TextFormats", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery",
+        "Accelerometer", "DBusKit", "OrientClient", "OrientDaemon",
       ]),
     // orientd rotate, exec'd by orientd: its own program so the root daemon maps no X11/xcb
     // library. Installed in PREFIX/libexec/orientd (Debian package orientd-rotate).
@@ -146,26 +151,31 @@ let package = Package(
     .executableTarget(
       name: "accel-probe",
       dependencies: [
-        "Accelerometer", "DeviceDiscovery", "OrientCore", "SystemKit", "OrientLog", "JSON",
+        "Accelerometer", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
+        "JSON",
       ],
       path: "Tests/Helpers/accel-probe"),
-    .testTarget(name: "OrientCoreTests", dependencies: ["OrientCore"]),
+    .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
+    .testTarget(name: "OrientCoreTests", dependencies: ["OrientCore", "TextFormats"]),
     .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "OrientCore"]),
     .testTarget(
       name: "OrientdTests",
-      dependencies: ["orientd", "OrientCore", "JSON", "SystemKit", "TestSupport"]),
+      dependencies: ["orientd", "OrientCore", "TextFormats", "JSON", "SystemKit", "TestSupport"]),
     .testTarget(
       name: "OrientdRotateTests",
       dependencies: ["orientd-rotate", "OrientCore", "SystemKit", "ScreenRotation", "DRMKit"]),
     .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(
-      name: "DBusKitTests", dependencies: ["DBusKit", "SystemKit", "OrientLog", "TestSupport"]),
+      name: "DBusKitTests",
+      dependencies: ["DBusKit", "SystemKit", "OrientLog", "JSON", "TestSupport"]),
     .testTarget(
       name: "DeviceDiscoveryTests", dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport"]),
     .testTarget(
       name: "AccelerometerTests",
-      dependencies: ["Accelerometer", "OrientCore", "SystemKit", "JSON", "TestSupport"]),
+      dependencies: [
+        "Accelerometer", "OrientCore", "TextFormats", "SystemKit", "JSON", "TestSupport",
+      ]),
     .testTarget(
       name: "OrientClientTests",
       dependencies: [
@@ -174,8 +184,8 @@ let package = Package(
     .testTarget(
       name: "OrientDaemonTests",
       dependencies: [
-        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore", "JSON",
-        "TestSupport",
+        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore",
+        "TextFormats", "JSON", "TestSupport",
       ]),
     .testTarget(name: "ScreenRotationTests", dependencies: ["ScreenRotation", "OrientCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),

@@ -43,10 +43,10 @@ func printHingeTable(_ results: [HingeResult]) {
 func hingeJSON(_ results: [HingeResult]) -> JSONValue {
   func score(_ s: HingeScore) -> JSONValue {
     .object([
-      ("rmsError", .number(s.rmsError)), ("maxError", .number(s.maximumError)),
-      ("latencyP95", percentile(s.latencies, 95).map { .number($0) } ?? .null),
+      ("rms_error", .number(s.rmsError)), ("max_error", .number(s.maximumError)),
+      ("latency_p95", percentile(s.latencies, 95).map { .number($0) } ?? .null),
       ("spurious", .number(Double(s.spurious))), ("missed", .number(Double(s.missed))),
-      ("mustFlag", .number(Double(s.mustFlag))), ("flagged", .number(Double(s.flagged))),
+      ("must_flag", .number(Double(s.mustFlag))), ("flagged", .number(Double(s.flagged))),
     ])
   }
   return .array(

@@ -395,16 +395,16 @@ func printDetails(_ results: [Benchmark.ProfileResult]) {
 func json(_ s: Score) -> JSONValue {
   func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
   return .object([
-    ("latencyP50", number(s.latencyPercentile(50))),
-    ("latencyP95", number(s.latencyPercentile(95))),
+    ("latency_p50", number(s.latencyPercentile(50))),
+    ("latency_p95", number(s.latencyPercentile(95))),
     ("rotations", .number(Double(s.rotations))),
     ("missed", .number(Double(s.missed))),
     ("intermediates", .number(Double(s.intermediates))),
     ("spurious", .number(Double(s.spurious))),
-    ("spuriousPerMinute", .number(s.spuriousPerMinute)),
-    ("holdAccuracy", .number(s.holdAccuracy)),
-    ("switchAngle", number(s.meanSwitchAngle)),
-    ("scoredMinutes", .number(s.scoredTime / 60)),
+    ("spurious_per_minute", .number(s.spuriousPerMinute)),
+    ("hold_accuracy", .number(s.holdAccuracy)),
+    ("switch_angle", number(s.meanSwitchAngle)),
+    ("scored_minutes", .number(s.scoredTime / 60)),
   ])
 }
 
@@ -484,10 +484,16 @@ if options.json {
         })
     ),
     ("hinge", hingeJSON(hingeResults)),
-    ("samplesPerSecond", throughput.map { .number($0.rate) } ?? .null),
+    ("samples_per_second", throughput.map { .number($0.rate) } ?? .null),
     ("passed", .bool(allPassed)),
   ])
-  print(document.encoded())
+  // 0.1 wrote these keys in camelCase (`samplesPerSecond`; the hinge section's `rmsError`,
+  // `maxError`, `mustFlag` too); both spellings until 0.3.
+  let deprecated = DeprecatedKeys([
+    "latency_p50", "latency_p95", "spurious_per_minute", "hold_accuracy", "switch_angle",
+    "scored_minutes", "samples_per_second", "rms_error", "max_error", "must_flag",
+  ])
+  print(deprecated.addingAliases(to: document).encoded())
 } else {
   let totalSamples = results.reduce(0) { $0 + $1.scenarios.reduce(0) { $0 + $1.samples } }
   print(

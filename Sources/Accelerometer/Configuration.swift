@@ -1,5 +1,6 @@
 import Glibc
 import OrientCore
+import TextFormats
 
 /// How orientd samples accelerometers: the `[sampling]` section of the configuration file.
 ///

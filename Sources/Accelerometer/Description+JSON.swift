@@ -2,7 +2,15 @@ import JSON
 import OrientCore
 
 extension AccelerometerDescription {
-  /// Everything `orientd --list-sensors --json` shows about one sensor.
+  /// The keys of `jsonValue` that 0.1 spelt in camelCase (`mount_matrix` was `mountMatrix`);
+  /// `orientd --list-sensors --json` also writes the old spelling until 0.3.
+  public static let renamedJSONKeys: Set<String> = [
+    "hwdb_key", "location_source", "mount_matrix", "mount_matrix_source", "scale_source",
+    "sampling_frequency", "sampling_frequency_attribute", "available_frequencies",
+    "mount_matrix_candidates",
+  ]
+
+  /// Everything `orientd --list-sensors --json` shows about one sensor (snake_case keys).
   public var jsonValue: JSONValue {
     func string(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
     var members: [(String, JSONValue)] = [
@@ -12,19 +20,19 @@ extension AccelerometerDescription {
       ("name", string(facts.name)),
       ("label", string(facts.label)),
       ("modalias", string(facts.modalias)),
-      ("hwdbKey", string(facts.hwdbKey)),
+      ("hwdb_key", string(facts.hwdbKey)),
       ("location", .string(location.rawValue)),
-      ("locationSource", .string(locationSource)),
+      ("location_source", .string(locationSource)),
       ("modes", .array(readModes.map { .string($0) })),
-      ("mountMatrix", .string(mountMatrix.description)),
-      ("mountMatrixSource", .string(mountMatrixSource.description)),
+      ("mount_matrix", .string(mountMatrix.description)),
+      ("mount_matrix_source", .string(mountMatrixSource.description)),
       ("scale", .array([.number(scale.x), .number(scale.y), .number(scale.z)])),
-      ("scaleSource", .string(facts.scale.map(\.attribute).joined(separator: ","))),
+      ("scale_source", .string(facts.scale.map(\.attribute).joined(separator: ","))),
       ("offset", .array([.number(offset.x), .number(offset.y), .number(offset.z)])),
-      ("samplingFrequency", samplingFrequency.map { .number($0) } ?? .null),
-      ("samplingFrequencyAttribute", string(facts.samplingFrequency?.attribute)),
+      ("sampling_frequency", samplingFrequency.map { .number($0) } ?? .null),
+      ("sampling_frequency_attribute", string(facts.samplingFrequency?.attribute)),
       (
-        "availableFrequencies",
+        "available_frequencies",
         availableFrequencies.map { .string($0.text) } ?? .null
       ),
     ]
@@ -32,7 +40,7 @@ extension AccelerometerDescription {
       var sources: [(String, JSONValue)] = []
       if let udev = facts.udevMountMatrix { sources.append(("ACCEL_MOUNT_MATRIX", .string(udev))) }
       for item in facts.sysfsMountMatrices { sources.append((item.attribute, .string(item.text))) }
-      members.append(("mountMatrixCandidates", .object(sources)))
+      members.append(("mount_matrix_candidates", .object(sources)))
     }
     members.append(("problems", .array(problems.map { .string($0) })))
     return .object(members)

@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 /// The layout of one buffered IIO channel, parsed from `scan_elements/<channel>_type`.
 ///

@@ -1,6 +1,7 @@
 import Glibc
 import OrientCore
 import SystemKit
+import TextFormats
 
 /// Why a raw sysfs reading was not used.
 public enum RawValueProblem: Error, Equatable, Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import JSON
 import OrientCore
+import TextFormats
 
 /// Parses the lines `orientd --watch --json` prints, e.g.
 /// `{"time":12.5,"orientation":"left-up","rotation":90,"tilt":"vertical"}`.

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// The tunable parameters of `OrientationDetector`, with their defaults, units and limits.
 ///
 /// They are read from the `[detector]` section of `/etc/orientd.conf` and from
@@ -295,8 +297,8 @@ public struct DetectorParameters: Sendable, Equatable {
       throw ConfigError(
         source: source, line: line,
         reason:
-          "\(key) = \(value) is out of range: must be \(DetectorParameters.text(range.lowerBound))"
-          + " to \(DetectorParameters.text(range.upperBound)) \(parsed.unit)")
+          "\(key) = \(value) is out of range: must be \(shortDecimal(range.lowerBound))"
+          + " to \(shortDecimal(range.upperBound)) \(parsed.unit)")
     }
     self[parsed] = number
   }
@@ -314,37 +316,38 @@ public struct DetectorParameters: Sendable, Equatable {
     }
     if flatLeave >= flatEnter {
       throw fail(
-        "flat-leave (\(Self.text(flatLeave))) must be below flat-enter (\(Self.text(flatEnter)))")
+        "flat-leave (\(shortDecimal(flatLeave))) must be below flat-enter (\(shortDecimal(flatEnter)))"
+      )
     }
     if verticalLimit + 3 >= flatLeave {
       throw fail(
-        "vertical-limit (\(Self.text(verticalLimit))) must be more than 3 degrees below"
-          + " flat-leave (\(Self.text(flatLeave)))")
+        "vertical-limit (\(shortDecimal(verticalLimit))) must be more than 3 degrees below"
+          + " flat-leave (\(shortDecimal(flatLeave)))")
     }
     if decisiveAngle <= hysteresis {
       throw fail(
-        "decisive-angle (\(Self.text(decisiveAngle))) must be above hysteresis"
-          + " (\(Self.text(hysteresis)))")
+        "decisive-angle (\(shortDecimal(decisiveAngle))) must be above hysteresis"
+          + " (\(shortDecimal(hysteresis)))")
     }
     if turnTimeConstant < filterTimeConstant {
       throw fail(
-        "turn-time-constant (\(Self.text(turnTimeConstant))) must not be below"
-          + " filter-time-constant (\(Self.text(filterTimeConstant)))")
+        "turn-time-constant (\(shortDecimal(turnTimeConstant))) must not be below"
+          + " filter-time-constant (\(shortDecimal(filterTimeConstant)))")
     }
     if settleTimeSlow < settleTimeFast {
       throw fail(
-        "settle-time-slow (\(Self.text(settleTimeSlow))) must be at least settle-time-fast"
-          + " (\(Self.text(settleTimeFast)))")
+        "settle-time-slow (\(shortDecimal(settleTimeSlow))) must be at least settle-time-fast"
+          + " (\(shortDecimal(settleTimeFast)))")
     }
     if motionThreshold > impactThreshold {
       throw fail(
-        "motion-threshold (\(Self.text(motionThreshold))) must not exceed impact-threshold"
-          + " (\(Self.text(impactThreshold)))")
+        "motion-threshold (\(shortDecimal(motionThreshold))) must not exceed impact-threshold"
+          + " (\(shortDecimal(impactThreshold)))")
     }
     if impactThreshold > magnitudeTolerance {
       throw fail(
-        "impact-threshold (\(Self.text(impactThreshold))) must not exceed magnitude-tolerance"
-          + " (\(Self.text(magnitudeTolerance)))")
+        "impact-threshold (\(shortDecimal(impactThreshold))) must not exceed magnitude-tolerance"
+          + " (\(shortDecimal(magnitudeTolerance)))")
     }
   }
 
@@ -381,11 +384,5 @@ public struct DetectorParameters: Sendable, Equatable {
     } catch {
       throw ConfigError(source: source, line: section.line, reason: error.reason)
     }
-  }
-
-  /// `0.05`, `12`: a value as a user would write it.
-  static func text(_ value: Double) -> String {
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-    return String(value)
   }
 }

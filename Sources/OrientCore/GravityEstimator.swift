@@ -1,3 +1,5 @@
+import TextFormats
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)

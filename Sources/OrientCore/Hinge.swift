@@ -1,4 +1,5 @@
 import Glibc
+import TextFormats
 
 /// The tunable parameters of `HingeTracker`, with their defaults and units.
 ///

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// The 3x3 matrix that turns an accelerometer's raw axes into the display frame.
 ///
 /// The kernel (`in_accel_mount_matrix`, Documentation/ABI/testing/sysfs-bus-iio) and systemd's

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// Parses recorded accelerometer traces, one line at a time, for `orientd replay`.
 ///
 /// The format is CSV, one sample per line: `t,x,y,z` with `t` in seconds (non-decreasing) and
@@ -68,8 +70,8 @@ public struct TraceParser: Sendable {
     }
     guard values.0 >= previousTime else {
       throw error(
-        "time \(DetectorParameters.text(values.0)) is before the previous sample's"
-          + " \(DetectorParameters.text(previousTime)); times must not decrease")
+        "time \(shortDecimal(values.0)) is before the previous sample's"
+          + " \(shortDecimal(previousTime)); times must not decrease")
     }
     previousTime = values.0
     seenSample = true
@@ -100,10 +102,4 @@ public struct TraceError: Error, Equatable, Sendable, CustomStringConvertible {
 
   /// `source:line: reason`.
   public var description: String { "\(source):\(line): \(reason)" }
-}
-
-/// Formats a time or value as a user would write it: `1.52`, `2`, `0.001` (the shortest text
-/// that reads back as the same `Double`, without a trailing `.0`).
-public func shortDecimal(_ value: Double) -> String {
-  DetectorParameters.text(value)
 }

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// Parses traces of either form for `orientd replay`: the one-sensor `t,x,y,z` and the
 /// two-sensor `t,sensor,x,y,z` that `orientd record --base` writes for a convertible.
 ///

@@ -1,6 +1,7 @@
 import Accelerometer
 import OrientCore
 import SystemKit
+import TextFormats
 
 /// Everything `/etc/orientd.conf` configures: the detector (`[detector]`), how sensors are
 /// sampled (`[sampling]`) and per-device overrides (`[device "NAME"]`).

@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 /// The `[posture]` section of `/etc/orientd.conf`: the hinge tracker's parameters, the
 /// tablet-mode switch and orientation in laptop posture.

@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 /// Runs every scenario on every profile through the three detectors.
 public struct Benchmark: Sendable {

@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 /// The quality numbers of one detector over a set of runs.
 ///

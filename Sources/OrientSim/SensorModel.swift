@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 #if canImport(Glibc)
   import Glibc

@@ -86,7 +86,7 @@ public final class HookQueue {
     } catch {
       throw RotateError(.osError, error.description)
     }
-    let pid = try ProgramRunner.spawn(
+    let pid = try ProgramRunner.spawnHelper(
       ["/bin/sh", "-c", command], environment: environment, output: null.rawValue,
       errors: errors.rawValue)
     let rawExited = orient_pidfd_open(pid)

@@ -1,3 +1,5 @@
+import SystemKit
+
 /// `--exec CMD` hooks: shell commands run before and after each turn with what changed in their
 /// environment, for desktops orientd has no backend for and for extra work (on-screen
 /// keyboards, wallpapers, kiosks' browsers).

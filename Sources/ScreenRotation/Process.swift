@@ -1,139 +1,36 @@
-import CLinuxShims
 import Glibc
 import SystemKit
 
-/// Runs helper programs (hooks, wlr-randr) with `posix_spawnp`: an empty signal mask and default
-/// handlers (the event loop blocks SIGINT/SIGTERM, which a child would inherit), output captured.
-public enum ProgramRunner {
-  /// The result of one run.
-  public struct Outcome: Equatable, Sendable {
-    /// The exit status, or 128+signal.
-    public var status: Int32
-    /// What it wrote to stdout.
-    public var output: String
-    /// What it wrote to stderr.
-    public var errors: String
-  }
-
-  /// Runs `arguments` (looked up in PATH) with `environment` added to this process's, waits
-  /// for it and returns its status and output.
-  ///
-  /// - Throws: `RotateError` (69) when the program cannot be started.
-  public static func run(_ arguments: [String], environment: [String: String] = [:])
+extension ProgramRunner {
+  /// `run(_:environment:)` with its failures as `RotateError` (see `rotateError`).
+  static func runHelper(_ arguments: [String], environment: [String: String] = [:])
     throws(RotateError) -> Outcome
   {
-    precondition(!arguments.isEmpty)
-    var outPipe: [Int32] = [-1, -1]
-    var errPipe: [Int32] = [-1, -1]
-    guard orient_pipe_cloexec(&outPipe) == 0 else {
-      throw RotateError(.osError, "cannot create a pipe for \(arguments[0]): \(errnoText())")
-    }
-    guard orient_pipe_cloexec(&errPipe) == 0 else {
-      close(outPipe[0])
-      close(outPipe[1])
-      throw RotateError(.osError, "cannot create a pipe for \(arguments[0]): \(errnoText())")
-    }
-    let child: pid_t
     do {
-      child = try spawn(arguments, environment: environment, output: outPipe[1], errors: errPipe[1])
+      return try run(arguments, environment: environment)
     } catch {
-      for fd in outPipe + errPipe { close(fd) }
-      throw error
+      throw rotateError(error, arguments[0])
     }
-    close(outPipe[1])
-    close(errPipe[1])
-    let (output, errors) = drain(outPipe[0], errPipe[0])
-    close(outPipe[0])
-    close(errPipe[0])
-    var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-    return Outcome(status: exitCode(waitStatus: status), output: output, errors: errors)
   }
 
-  /// The exit status in a `waitpid` status, or 128+signal for a child killed by a signal.
-  public static func exitCode(waitStatus status: Int32) -> Int32 {
-    (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-  }
-
-  /// Starts `arguments` (looked up in PATH) with `environment` added to this process's, stdin
-  /// on /dev/null and stdout, stderr on the descriptors `output`, `errors`; returns its pid
-  /// without waiting (the caller reaps it: `run`, or `HookQueue` on the event loop).
-  ///
-  /// - Throws: `RotateError` (69) when the program cannot be started.
-  public static func spawn(
+  /// `spawn(_:environment:output:errors:)` with its failure as `RotateError`.
+  static func spawnHelper(
     _ arguments: [String], environment: [String: String] = [:], output: Int32, errors: Int32
   ) throws(RotateError) -> pid_t {
-    precondition(!arguments.isEmpty)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, output, 1)
-    posix_spawn_file_actions_adddup2(&actions, errors, 2)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    var defaults = sigset_t()
-    sigfillset(&defaults)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-    var env: [String: String] = [:]
-    var entry = environ
-    while let pointer = entry.pointee {
-      let text = String(cString: pointer)
-      if let equals = text.firstIndex(of: "=") {
-        env[String(text[..<equals])] = String(text[text.index(after: equals)...])
-      }
-      entry += 1
+    do {
+      return try spawn(arguments, environment: environment, output: output, errors: errors)
+    } catch {
+      throw rotateError(error, arguments[0])
     }
-    for (key, value) in environment { env[key] = value }
-    var cArgs = arguments.map { strdup($0) } + [nil]
-    var cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      for p in cArgs { free(p) }
-      for p in cEnv { free(p) }
-    }
-    var child: pid_t = 0
-    let rc = posix_spawnp(&child, arguments[0], &actions, &attributes, &cArgs, &cEnv)
-    guard rc == 0 else {
-      throw RotateError(
-        .unavailable,
-        "cannot run \(arguments[0]): \(String(cString: strerror(rc))) (is it installed and on PATH?)"
-      )
-    }
-    return child
   }
 
-  /// Reads both pipes to their end with poll(2), so a child filling one cannot block.
-  private static func drain(_ out: Int32, _ err: Int32) -> (String, String) {
-    var buffers: [[UInt8]] = [[], []]
-    var fds = [
-      pollfd(fd: out, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: err, events: Int16(POLLIN), revents: 0),
-    ]
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while fds.contains(where: { $0.fd >= 0 }) {
-      let n = poll(&fds, nfds_t(fds.count), -1)
-      if n < 0 {
-        if errno == EINTR { continue }
-        break
-      }
-      for i in 0..<2 where fds[i].fd >= 0 && fds[i].revents != 0 {
-        let got = chunk.withUnsafeMutableBytes { read(fds[i].fd, $0.baseAddress, $0.count) }
-        if got > 0 {
-          buffers[i] += chunk[0..<got]
-        } else if got == 0 || errno != EINTR {
-          fds[i].fd = -1
-        }
-      }
+  /// A program that cannot be started is 69 (missing), a pipe that cannot be made 71.
+  private static func rotateError(_ error: SystemError, _ program: String) -> RotateError {
+    if error.operation == "pipe" {
+      return RotateError(.osError, "cannot create a pipe for \(program): \(error.reason)")
     }
-    return (
-      String(decoding: buffers[0], as: UTF8.self), String(decoding: buffers[1], as: UTF8.self)
-    )
+    return RotateError(
+      .unavailable, "cannot run \(program): \(error.reason) (is it installed and on PATH?)")
   }
 }
 

@@ -1,3 +1,5 @@
+import SystemKit
+
 /// Other wlroots compositors (Hyprland, labwc, wayfire, river) through their
 /// wlr-output-management-unstable-v1 protocol, spoken by the compositor's own CLI `wlr-randr`.
 ///
@@ -37,7 +39,7 @@ public final class WlrRandrBackend: RotationBackend {
 
   /// `wlr-randr` with no arguments.
   public func outputs() throws(RotateError) -> [OutputState] {
-    let result = try ProgramRunner.run([program])
+    let result = try ProgramRunner.runHelper([program])
     guard result.status == 0 else {
       throw RotateError(
         .unavailable,
@@ -51,7 +53,7 @@ public final class WlrRandrBackend: RotationBackend {
   public func apply(_ turn: Turn, output: String, touch: [TouchDevice]) throws(RotateError)
     -> Applied
   {
-    let result = try ProgramRunner.run([
+    let result = try ProgramRunner.runHelper([
       program, "--output", output, "--transform", turn.waylandName,
     ])
     guard result.status == 0 else {

@@ -9,6 +9,7 @@ import OrientLog
 import Overlay
 import PreviewKit
 import SystemKit
+import TextFormats
 import V4L2Kit
 
 /// What `orientcam session` needs from its surroundings.
@@ -517,7 +518,7 @@ public final class CameraSession {
   /// error events go to the log (photos print their path in `takePhoto`).
   private func emit(_ event: SessionEvent) {
     if options.capture.json {
-      environment.emit(event.json.encoded())
+      environment.emit(OrientcamJSON.line(event.json))
     } else if event.name == "status" || event.name == "error" {
       logger.info(event.json.encoded())
     }

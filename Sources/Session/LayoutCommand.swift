@@ -64,7 +64,9 @@ public enum LayoutCommand {
     guard let size = options.size else { return [] }
     let layout = OverlayLayout.layout(
       overlay, orientation: options.orientation, width: size.width, height: size.height)
-    if !options.printOverlay { emit(options.json ? json(layout).encoded() : text(layout)) }
+    if !options.printOverlay {
+      emit(options.json ? OrientcamJSON.line(json(layout)) : text(layout))
+    }
     if let path = options.renderPath {
       try render(layout, to: path, upright: options.upright)
     }

@@ -84,7 +84,7 @@ case .list(let json):
   let logger = Logger(label: "orientcam")
   for failure in found.failures { logger.warning(failure.description) }
   if json {
-    say(ListCommand.json(found.cameras).encoded())
+    say(OrientcamJSON.line(ListCommand.json(found.cameras)))
   } else {
     say(ListCommand.text(found.cameras))
   }
@@ -93,7 +93,7 @@ case .inspect(let paths, let json):
   for path in paths {
     do {
       let result = try InspectCommand.inspect(path)
-      say(json ? result.encoded() : InspectCommand.text(result))
+      say(json ? OrientcamJSON.line(result) : InspectCommand.text(result))
     } catch {
       StandardStream.error.writeLine("orientcam: \(error.message)")
       status = error.status
@@ -105,7 +105,7 @@ case .capture(let options):
   let environment = CaptureEnvironment(
     logger: logger, software: "orientcam \(orientcamVersion)",
     autoOrientation: { logger in BusOrientationSource(logger: logger) },
-    photoTaken: { report in say(options.json ? report.json.encoded() : report.path) })
+    photoTaken: { report in say(options.json ? OrientcamJSON.line(report.json) : report.path) })
   do {
     _ = try CaptureCommand.run(options, environment: environment)
   } catch {

@@ -112,16 +112,9 @@ struct RotateOptions: Equatable {
     var options = RotateOptions()
     var daemonOnly: [String] = []
     var lockFlag = ""
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    let common = try cursor.scan { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        return .help
-      case "--version":
-        return .version
-      case "-v", "--verbose":
-        try ArgumentCursor.noValue(name, inline)
-        options.verbose = true
       case "--lock", "--unlock", "--toggle-lock", "--lock-status":
         try ArgumentCursor.noValue(name, inline)
         let request: RotationLock.Request =
@@ -200,6 +193,9 @@ struct RotateOptions: Equatable {
             ? "unknown option '\(argument)' for rotate" : "unexpected argument '\(argument)'")
       }
     }
+    if common.help { return .help }
+    if common.version { return .version }
+    options.verbose = common.verbose
     if options.lockRequest != nil, let wrong = daemonOnly.first {
       throw UsageError("\(wrong) does not apply with \(lockFlag)")
     }

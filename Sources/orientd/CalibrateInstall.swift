@@ -115,61 +115,19 @@ enum CalibrationInstall {
   }
 
   /// Runs `argv` (the program looked up in `PATH`), waits, and returns its exit status and
-  /// its combined stdout and stderr.
+  /// its stdout and stderr (in that order, trailing newlines removed); 127 when it is not on
+  /// `PATH`, 126 when it cannot be started otherwise (the shell's codes).
   static func run(_ argv: [String]) -> (status: Int32, output: String) {
-    guard let program = argv.first, let path = locate(program) else {
+    do {
+      let outcome = try ProgramRunner.run(argv)
+      var text = outcome.output + outcome.errors
+      while text.last == "\n" { text.removeLast() }
+      return (outcome.status, text)
+    } catch  where error.code == .noSuchFileOrDirectory {
       return (127, "\(argv.first ?? "?"): not found in PATH")
+    } catch {
+      return (126, error.description)
     }
-    var pipeFDs: [Int32] = [-1, -1]
-    guard pipe(&pipeFDs) == 0 else {
-      return (126, "pipe: \(String(cString: strerror(errno)))")
-    }
-    // Neither end may leak into the child beyond its dup2'd stdout/stderr.
-    for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    var cArguments: [UnsafeMutablePointer<CChar>?] = ([path] + argv.dropFirst()).map {
-      strdup($0)
-    }
-    cArguments.append(nil)
-    defer { for pointer in cArguments { free(pointer) } }
-    // The event loop blocks SIGINT/SIGTERM for its signalfd; the child must not inherit that.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, path, &actions, &attributes, cArguments, environ)
-    close(pipeFDs[1])
-    guard spawned == 0 else {
-      close(pipeFDs[0])
-      return (126, "\(path): \(String(cString: strerror(spawned)))")
-    }
-    var output: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let n = buffer.withUnsafeMutableBytes { Glibc.read(pipeFDs[0], $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { break }
-      if output.count < 65536 { output += buffer[0..<n] }
-    }
-    close(pipeFDs[0])
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-      if errno != EINTR { return (126, "waitpid: \(String(cString: strerror(errno)))") }
-    }
-    let exited = (status & 0x7f) == 0
-    let code = exited ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    var text = String(decoding: output, as: UTF8.self)
-    while text.last == "\n" { text.removeLast() }
-    return (code, text)
   }
 
   /// `systemd-hwdb update`.

@@ -1,6 +1,7 @@
 import Accelerometer
 import DBusKit
 import Glibc
+import JSON
 import OrientClient
 import OrientCore
 import OrientLog
@@ -12,16 +13,18 @@ enum StateFormat {
   /// "has_accelerometer":true}` plus `extra` members; the line orientcam's
   /// `--orientation-from` reads. `time` is Unix seconds with milliseconds; `rotation` is null
   /// while undefined.
-  static func json(_ state: OrientState, time: Int64, extra: [(String, String)] = []) -> String {
-    var members = [
-      ("time", FixedPoint.format(Double(time) / 1e9, decimals: 3)),
-      ("orientation", "\"\(state.orientation.rawValue)\""),
-      ("rotation", state.rotation.map { String($0) } ?? "null"),
-      ("tilt", "\"\(state.tilt.rawValue)\""),
-      ("has_accelerometer", state.hasAccelerometer ? "true" : "false"),
+  static func json(_ state: OrientState, time: Int64, extra: [(String, JSONValue)] = [])
+    -> String
+  {
+    let members: [(String, JSONValue)] = [
+      // Whole milliseconds, so the shortest decimal has at most three places.
+      ("time", .number((Double(time) / 1e6).rounded() / 1000)),
+      ("orientation", .string(state.orientation.rawValue)),
+      ("rotation", state.rotation.map { .number(Double($0)) } ?? .null),
+      ("tilt", .string(state.tilt.rawValue)),
+      ("has_accelerometer", .bool(state.hasAccelerometer)),
     ]
-    members += extra
-    return "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    return JSONValue.object(members + extra).encoded()
   }
 
   /// `2024-06-10 14:35:12.123  left-up (rotation 90, tilt vertical)`, in local time.
@@ -218,10 +221,11 @@ enum GetCommand {
     client.close()
     let now = Clock.realtimeNanoseconds()
     if options.json {
-      var extra = [("service", "\"\(state.service.busName)\"")]
+      var extra: [(String, JSONValue)] = [("service", .string(state.service.busName))]
       if let g = gravity {
-        let parts = [g.x, g.y, g.z].map { FixedPoint.format($0, decimals: 4) }
-        extra.append(("gravity", "[\(parts.joined(separator: ","))]"))
+        // Four decimals (0.1 mm/s^2), well below the sensor's noise.
+        let parts = [g.x, g.y, g.z].map { JSONValue.number(($0 * 1e4).rounded() / 1e4) }
+        extra.append(("gravity", .array(parts)))
       }
       StandardStream.output.writeLine(StateFormat.json(state, time: now, extra: extra))
     } else {

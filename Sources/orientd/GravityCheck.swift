@@ -3,6 +3,7 @@ import Glibc
 import JSON
 import OrientCore
 import SystemKit
+import TextFormats
 
 /// What `orientd --list-sensors` found out about the sensor's own 1 g by reading it for a
 /// moment: the same `GravityEstimator` the daemon's detector runs, fed from

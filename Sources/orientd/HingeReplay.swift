@@ -1,5 +1,6 @@
 import JSON
 import OrientCore
+import TextFormats
 
 /// The hinge side of `orientd replay` on a two-sensor trace (`t,sensor,x,y,z`): feeds both
 /// sensors to a `HingeTracker` and prints each posture commit and each change of reliability.

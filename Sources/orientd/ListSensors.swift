@@ -43,14 +43,17 @@ enum ListSensorsCommand {
       let document = JSONValue.object([
         ("sensors", .array(sensors.map(\.jsonValue))),
         ("chosen", outcome.chosen.map { .string($0.sysname) } ?? .null),
-        ("chosenMode", manager.active.map { .string($0.mode.rawValue) } ?? .null),
-        ("chosenRate", manager.active.map { .number($0.rate) } ?? .null),
-        ("notChosen", .array(outcome.notChosen.map { .string($0) })),
+        ("chosen_mode", manager.active.map { .string($0.mode.rawValue) } ?? .null),
+        ("chosen_rate", manager.active.map { .number($0.rate) } ?? .null),
+        ("not_chosen", .array(outcome.notChosen.map { .string($0) })),
         ("triggers", .array(manager.knownTriggers.map { .string($0.name) })),
         ("gravity_estimate", gravity?.jsonValue ?? .null),
         ("ambient", .array(ambient.map(ambientJSON))),
       ])
-      StandardStream.output.writeLine(document.encoded())
+      let deprecated = DeprecatedKeys(
+        AccelerometerDescription.renamedJSONKeys.union(["chosen_mode", "chosen_rate", "not_chosen"])
+      )
+      StandardStream.output.writeLine(deprecated.addingAliases(to: document).encoded())
     } else {
       StandardStream.output.writeLine(
         text(sensors, outcome: outcome, manager: manager, gravity: gravity))

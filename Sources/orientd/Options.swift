@@ -1,5 +1,6 @@
 import OrientCore
 import SystemKit
+import TextFormats
 
 /// orientd's command line, parsed without side effects so tests can check it.
 ///
@@ -182,21 +183,13 @@ struct Options: Equatable {
     }
     var mode: Mode?
     var given: [String] = []
-    var help = false
-    var version = false
     var json = false
-    var verbose = false
     var session = false
     var compat = true
     var configPath: String?
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    let common = try cursor.scan(stopAtHelp: false) { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        help = true
-      case "--version":
-        try ArgumentCursor.noValue(name, inline)
-        version = true
       case "--watch", "--get", "--list-sensors":
         try ArgumentCursor.noValue(name, inline)
         let new = Mode(rawValue: name)
@@ -208,9 +201,6 @@ struct Options: Equatable {
         try ArgumentCursor.noValue(name, inline)
         json = true
         given.append(name)
-      case "-v", "--verbose":
-        try ArgumentCursor.noValue(name, inline)
-        verbose = true
       case "--session":
         try ArgumentCursor.noValue(name, inline)
         session = true
@@ -228,8 +218,8 @@ struct Options: Equatable {
             ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'")
       }
     }
-    if help { return .help }
-    if version { return .version }
+    if let answer = Command(answering: common) { return answer }
+    let verbose = common.verbose
     let allowed: Set<String>
     switch mode {
     case nil: allowed = ["--config", "--session", "--no-compat"]
@@ -260,16 +250,9 @@ struct Options: Equatable {
 
   private static func parseRecord(_ cursor: inout ArgumentCursor) throws(UsageError) -> Command {
     var options = SensorCommandOptions()
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    let common = try cursor.scan { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        return .help
-      case "--version":
-        return .version
-      case "-v", "--verbose":
-        try ArgumentCursor.noValue(name, inline)
-        options.verbose = true
       case "--config":
         options.configPath = try cursor.value(for: name, inline: inline)
       case "--duration":
@@ -287,9 +270,12 @@ struct Options: Equatable {
       default:
         throw UsageError(
           argument.hasPrefix("-")
-            ? "unknown option '\(argument)' for record" : "unexpected argument '\(argument)'")
+            ? "unknown option '\(argument)' for record"
+            : "unexpected argument '\(argument)'")
       }
     }
+    if let answer = Command(answering: common) { return answer }
+    options.verbose = common.verbose
     return .record(options)
   }
 
@@ -303,16 +289,9 @@ struct Options: Equatable {
       }
       return value
     }
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    let common = try cursor.scan { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        return .help
-      case "--version":
-        return .version
-      case "-v", "--verbose":
-        try ArgumentCursor.noValue(name, inline)
-        options.verbose = true
       case "--json":
         try ArgumentCursor.noValue(name, inline)
         options.json = true
@@ -344,9 +323,12 @@ struct Options: Equatable {
       default:
         throw UsageError(
           argument.hasPrefix("-")
-            ? "unknown option '\(argument)' for calibrate" : "unexpected argument '\(argument)'")
+            ? "unknown option '\(argument)' for calibrate"
+            : "unexpected argument '\(argument)'")
       }
     }
+    if let answer = Command(answering: common) { return answer }
+    options.verbose = common.verbose
     if options.revert && options.write != nil {
       throw UsageError("--revert and --write cannot be combined")
     }
@@ -359,13 +341,10 @@ struct Options: Equatable {
   private static func parseReplay(_ cursor: inout ArgumentCursor) throws(UsageError) -> Command {
     var replay = ReplayOptions()
     var sawInput = false
-    while let argument = cursor.next() {
-      let (name, inline) = ArgumentCursor.split(argument)
+    // replay logs nothing, so it has no -v.
+    let common = try cursor.scan(takesVerbose: false) { scanned, cursor throws(UsageError) in
+      let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--help", "-h":
-        return .help
-      case "--version":
-        return .version
       case "--json":
         try ArgumentCursor.noValue(name, inline)
         replay.json = true
@@ -394,7 +373,21 @@ struct Options: Equatable {
         sawInput = true
       }
     }
+    if let answer = Command(answering: common) { return answer }
     return .replay(replay)
+  }
+}
+
+extension Options.Command {
+  /// `.help` or `.version` when the common options ask for one (help first), else `nil`.
+  init?(answering common: CommonOptions) {
+    if common.help {
+      self = .help
+    } else if common.version {
+      self = .version
+    } else {
+      return nil
+    }
   }
 }
 

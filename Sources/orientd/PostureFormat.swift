@@ -1,19 +1,19 @@
 import Accelerometer
+import JSON
 import OrientClient
 
 /// How `--watch` prints a convertible's posture after the orientation.
 enum PostureFormat {
   /// `"posture":"laptop","hinge_angle":112.0,"hinge_reliable":true,"tablet_mode":false,
   /// "tablet_mode_source":"hinge"` (`hinge_angle` null while unreliable).
-  static func json(_ p: PostureReading) -> [(String, String)] {
+  static func json(_ p: PostureReading) -> [(String, JSONValue)] {
     [
-      ("posture", "\"\(p.posture.rawValue)\""),
-      (
-        "hinge_angle", p.hingeAngle.isFinite ? FixedPoint.format(p.hingeAngle, decimals: 1) : "null"
-      ),
-      ("hinge_reliable", p.hingeAngleReliable ? "true" : "false"),
-      ("tablet_mode", p.tabletMode ? "true" : "false"),
-      ("tablet_mode_source", "\"\(p.tabletModeSource)\""),
+      ("posture", .string(p.posture.rawValue)),
+      // One decimal (0.1 degree), as the line has always shown it.
+      ("hinge_angle", p.hingeAngle.isFinite ? .number((p.hingeAngle * 10).rounded() / 10) : .null),
+      ("hinge_reliable", .bool(p.hingeAngleReliable)),
+      ("tablet_mode", .bool(p.tabletMode)),
+      ("tablet_mode_source", .string(p.tabletModeSource)),
     ]
   }
 

@@ -3,6 +3,7 @@ import JSON
 import OrientCore
 import OrientDaemon
 import SystemKit
+import TextFormats
 
 /// `orientd replay`: runs the detector over a recorded trace and prints the committed changes.
 ///

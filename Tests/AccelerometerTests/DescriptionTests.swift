@@ -1,6 +1,7 @@
 import OrientCore
 import TestSupport
 import Testing
+import TextFormats
 
 @testable import Accelerometer
 

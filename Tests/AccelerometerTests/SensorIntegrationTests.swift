@@ -220,7 +220,7 @@ struct SensorIntegrationTests {
       properties: [("ACCEL_LOCATION", "display")])
     list.hotplug([IIOFixture.parent("/devices/platform/i2c-1/i2c-BOSC0200:00"), lid])
     list.expect(
-      #"^sensor \{"device":"iio:device1".*"location":"display","locationSource":"udev ACCEL_LOCATION""#
+      #"^sensor \{"device":"iio:device1".*"location":"display","location_source":"udev ACCEL_LOCATION""#
     )
     list.expect("^sample ")
     list.send("quit")
@@ -312,10 +312,13 @@ struct SensorIntegrationTests {
     let document = try JSONValue(parsing: try #require(transcript.lines.first))
     let sensor = try #require(document["sensors"]?.arrayValue?.first)
     let source = c.source.replacingOccurrences("CONFIG", directory.file("orientd.conf"))
-    #expect(sensor["mountMatrixSource"]?.stringValue == source)
-    #expect(sensor["mountMatrix"]?.stringValue == c.matrix)
+    #expect(sensor["mount_matrix_source"]?.stringValue == source)
+    #expect(sensor["mount_matrix"]?.stringValue == c.matrix)
     // What a local hwdb entry has to match (no DMI data in the testbed).
-    #expect(sensor["hwdbKey"]?.stringValue == "sensor:modalias:acpi:MXC6655::dmi:*")
+    #expect(sensor["hwdb_key"]?.stringValue == "sensor:modalias:acpi:MXC6655::dmi:*")
+    // The 0.1 spellings, written beside the snake_case keys until 0.3.
+    #expect(sensor["mountMatrixSource"] == sensor["mount_matrix_source"])
+    #expect(sensor["hwdbKey"] == sensor["hwdb_key"])
     if let problem = c.problem {
       let problems = sensor["problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
       #expect(
@@ -555,7 +558,7 @@ struct SensorIntegrationTests {
     let document = try JSONValue(parsing: try #require(transcript.lines.first))
     #expect(document["chosen"]?.stringValue == "iio:device1")
     #expect(
-      document["notChosen"]?.arrayValue?.first?.stringValue
+      document["not_chosen"]?.arrayValue?.first?.stringValue
         == "iio:device3: another display sensor (higher device number)")
     #expect(transcript.stderr.contains("using iio:device1 (second) for orientation"))
     #expect(transcript.stderr.contains("not used: iio:device3: another display sensor"))

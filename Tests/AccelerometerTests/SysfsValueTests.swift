@@ -2,6 +2,7 @@ import Glibc
 import OrientCore
 import SystemKit
 import Testing
+import TextFormats
 
 @testable import Accelerometer
 

@@ -81,6 +81,9 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     #expect(report["bytes"]?.numberValue == Double(readBytes(path).count))
     #expect((report["timings"]?["trigger_to_frame_ms"]?.numberValue ?? -1) >= 0)
     #expect((report["timings"]?["frame_to_file_ms"]?.numberValue ?? -1) >= 0)
+    // The 0.1 spellings, written beside the snake_case keys until 0.3.
+    #expect(report["orientationSource"] == report["orientation_source"])
+    #expect(report["timings"]?["triggerToFrameMs"] == report["timings"]?["trigger_to_frame_ms"])
     // djpeg (libjpeg's own decoder) reads it; exiftran agrees on the tags.
     let djpeg = try ChildProcess.run(
       ["djpeg", "-outfile", "/dev/null", path], outputDirectory: dir.path)

@@ -1,5 +1,6 @@
 import DBusKit
 import Glibc
+import JSON
 import SystemKit
 import TestSupport
 import Testing
@@ -147,8 +148,10 @@ import Testing
     monitor.killNow()
     #expect(seen, "busctl monitor saw: \(output)\n\(monitor.standardError)")
     let line = output.split(separator: "\n").first { $0.contains("PropertiesChanged") } ?? ""
-    #expect(line.contains("\"Count\""))
-    #expect(!line.contains("\"Label\""))
+    // The signal's body (sa{sv}as): the interface, the changed values, the invalidated names.
+    let body = try JSONValue(parsing: String(line))["payload"]?["data"]?.arrayValue ?? []
+    #expect(body.first?.stringValue == testInterfaceName, "\(line)")
+    #expect(body.dropFirst().first?.objectValue?.map(\.0) == ["Count"], "\(line)")
   }
 
   @Test func unicastSignalsReachOnlyTheNamedClient() throws {

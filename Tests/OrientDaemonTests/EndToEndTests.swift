@@ -33,11 +33,13 @@ struct EndToEndTests {
       (Orientation.leftUp, 90), (.bottomUp, 180), (.rightUp, 270), (.normal, 0),
     ] {
       try fixture.turn(orientation)
-      let line = "\"orientation\":\"\(orientation.rawValue)\",\"rotation\":\(rotation)"
       let changed = "Accelerometer orientation changed: \(orientation.rawValue)"
       #expect(
         waitFor(timeout: 10) {
-          watch.standardOutput.lines.last?.contains(line) == true
+          watch.standardOutput.jsonLines.last.map {
+            $0["orientation"]?.stringValue == orientation.rawValue
+              && $0["rotation"]?.numberValue == Double(rotation)
+          } == true
             && monitor.standardOutput.lines.last?.hasSuffix(changed) == true
         }, "\(orientation): watch \(watch.standardOutput)\nmonitor \(monitor.standardOutput)")
       // A separate client reads the properties of both APIs.

@@ -1,4 +1,5 @@
 import Glibc
+import JSON
 import OrientCore
 import OrientDaemon
 import TestSupport
@@ -89,9 +90,9 @@ struct PostureTests {
     #expect(waitFor(timeout: 20) { baseFiles() }, "\(fixture.log)")
     func reaches(_ posture: Posture, tablet: Bool) -> Bool {
       waitFor(timeout: 20) {
-        watch.standardOutput.split(separator: "\n").last.map {
-          $0.contains("\"posture\":\"\(posture.rawValue)\"")
-            && $0.contains("\"tablet_mode\":\(tablet)") && $0.contains("\"hinge_reliable\":true")
+        watch.standardOutput.jsonLines.last.map {
+          $0["posture"]?.stringValue == posture.rawValue && $0["tablet_mode"]?.boolValue == tablet
+            && $0["hinge_reliable"]?.boolValue == true
         } ?? false
       }
     }
@@ -119,9 +120,9 @@ struct PostureTests {
     }
     #expect(
       waitFor(timeout: 20) {
-        watch.standardOutput.split(separator: "\n").last.map {
-          $0.contains("\"hinge_reliable\":false") && $0.contains("\"hinge_angle\":null")
-            && $0.contains("\"posture\":\"tablet\"")
+        watch.standardOutput.jsonLines.last.map {
+          $0["hinge_reliable"]?.boolValue == false && $0["hinge_angle"] == .null
+            && $0["posture"]?.stringValue == "tablet"
         } ?? false
       }, "\(watch.standardOutput)")
 
@@ -190,8 +191,8 @@ struct PostureTests {
     }
     #expect(
       waitFor(timeout: 20) {
-        let last = watch.standardOutput.split(separator: "\n").last ?? ""
-        return last.contains("\"posture\":\"laptop\"") && last.contains("\"hinge_angle\":110.0")
+        let last = watch.standardOutput.jsonLines.last
+        return last?["posture"]?.stringValue == "laptop" && last?["hinge_angle"]?.numberValue == 110
       }, "\(watch.standardOutput)\n\(fixture.log)")
   }
 

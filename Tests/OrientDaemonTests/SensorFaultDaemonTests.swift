@@ -91,12 +91,8 @@ struct SensorFaultDaemonTests {
     #expect(try fixture.property("Sensor").contains("\"mode\" s \"\(mode)\""))
     // Never a wrong orientation on the way.
     let orientations = Set(
-      watch.standardOutput.lines.compactMap { line in
-        line.split(separator: ",").first { $0.hasPrefix("\"orientation\"") }
-      })
-    #expect(
-      orientations == ["\"orientation\":\"normal\"", "\"orientation\":\"undefined\""],
-      "\(orientations)")
+      watch.standardOutput.jsonLines.compactMap { $0["orientation"]?.stringValue })
+    #expect(orientations == ["normal", "undefined"], "\(orientations)")
     watch.signal(SIGINT)
     #expect(watch.wait(timeout: 10) == 0)
     print(

@@ -2,6 +2,7 @@ import Glibc
 import JSON
 import OrientCore
 import TestSupport
+import TextFormats
 
 /// Emulated accelerometers for the daemon's end-to-end tests (1 g = 1000 counts).
 enum Accel {

@@ -2,6 +2,7 @@ import Glibc
 import OrientCore
 import TestSupport
 import Testing
+import TextFormats
 
 /// `orientd replay` on a two-sensor trace (`t,sensor,x,y,z`, what `orientd record --base`
 /// writes): the orientation as before, plus posture commits and the hinge's reliability.

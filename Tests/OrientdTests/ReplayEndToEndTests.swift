@@ -3,6 +3,7 @@ import JSON
 import OrientCore
 import TestSupport
 import Testing
+import TextFormats
 
 /// Runs the built `orientd replay` (and `orient-bench trace`) as a user would.
 @Suite struct ReplayEndToEndTests {

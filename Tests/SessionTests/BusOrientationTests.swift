@@ -9,17 +9,9 @@ import Testing
 /// over D-Bus and follows its changes.
 @Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct BusOrientationTests {
-  static let parent = UMockdevDevice(
-    devpath: "/devices/platform/i2c-0/i2c-MXC6655:00",
-    properties: [("SUBSYSTEM", "i2c"), ("MODALIAS", "acpi:MXC6655:")],
-    attributes: [("modalias", "acpi:MXC6655:\n")])
-  static let accelerometer = UMockdevDevice(
-    devpath: "\(parent.devpath)/iio:device0",
-    properties: [("SUBSYSTEM", "iio"), ("IIO_SENSOR_PROXY_TYPE", "iio-poll-accel")],
-    attributes: [
-      ("name", "mxc4005\n"), ("in_accel_x_raw", "0\n"), ("in_accel_y_raw", "-1000\n"),
-      ("in_accel_z_raw", "0\n"), ("in_accel_scale", "0.00980665\n"),
-    ])
+  /// The project's emulated MXC4005 (Tests/Fixtures/umockdev/mxc4005.umockdev), upright.
+  static let parent = EmulatedAccelerometer.parent
+  static let accelerometer = EmulatedAccelerometer.polled
 
   /// Raw counts (1 g = 1000) for a vertical display held in `orientation`.
   static func raw(_ orientation: Orientation) -> (x: Int, y: Int) {
@@ -41,7 +33,6 @@ struct BusOrientationTests {
       ], in: dir, environment: bus.environment)
     #expect(session.ready["orientation"]?.stringValue == "normal")
     #expect(session.ready["orientation_source"]?.stringValue == "orientd")
-    var current = Self.raw(.normal)
     for (index, orientation) in [Orientation.leftUp, .bottomUp].enumerated() {
       // Axes that become non-zero first, so every step is a reading between the two.
       let next = Self.raw(orientation)
@@ -51,7 +42,6 @@ struct BusOrientationTests {
         if next.x == 0 { scenario.set(Self.accelerometer, "in_accel_x_raw", "0\n") }
         if next.y == 0 { scenario.set(Self.accelerometer, "in_accel_y_raw", "0\n") }
       }
-      current = next
       let change = try session.waitFor("orientation", count: index + 1, timeout: 15)
       #expect(change["orientation"]?.stringValue == orientation.rawValue)
       session.stdin.send("\n")
@@ -63,7 +53,6 @@ struct BusOrientationTests {
         try #require(photo["path"]?.stringValue), width: portrait ? 360 : 640,
         height: portrait ? 640 : 360)
     }
-    _ = current
     session.stdin.send("q\n")
     #expect(try session.exitStatus() == 0)
     // The claim went with the session.

@@ -58,6 +58,8 @@ import Testing
     let photos = session.events("photo")
     #expect(photos.count == 6)
     #expect(photos.map { $0["burst_index"]?.numberValue } == [1, 2, 3, 1, 2, 3])
+    // The 0.1 spelling, written beside the snake_case key until 0.3.
+    #expect(photos.map { $0["burstIndex"] } == photos.map { $0["burst_index"] })
     #expect(photos.allSatisfy { $0["trigger"]?.stringValue == "SIGUSR1" })
     #expect(session.events("end").first?["reason"]?.stringValue == "SIGUSR2")
     for photo in photos {

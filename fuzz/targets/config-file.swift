@@ -1,4 +1,4 @@
-// The configuration file, /etc/orientd.conf: `OrientCore.ConfigFile(parsing:source:)`, then
+// The configuration file, /etc/orientd.conf: `TextFormats.ConfigFile(parsing:source:)`, then
 // the consumers of its sections, `DetectorParameters(config:)` ([detector]) and
 // `AccelerometerConfiguration` ([sampling], [device "NAME"]).
 //
@@ -10,6 +10,7 @@
 // documented ranges.
 import Accelerometer
 import OrientCore
+import TextFormats
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -11,6 +11,7 @@
 // list or range is one the device accepts; fixed-point text is within half a unit of the value.
 import Accelerometer
 import OrientCore
+import TextFormats
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -7,6 +7,7 @@
 // `t,x,y,z` with `shortDecimal` parses to the same sample; the detector never reports a change
 // to `undefined` and its filtered gravity stays finite.
 import OrientCore
+import TextFormats
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -20,6 +20,7 @@ import JSON
 import OrientCore
 import OrientLog
 import SystemKit
+import TextFormats
 
 func say(_ text: String) {
   StandardStream.output.writeLine(text)

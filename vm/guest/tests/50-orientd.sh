@@ -53,13 +53,16 @@ check "udev: and asks systemd for orientd.service" \
 "$BIN/orientd" --list-sensors --json >"$TOUT/list-sensors.json" 2>"$TOUT/list-sensors.err"
 check "orientd --list-sensors --json exits 0" test $? -eq 0
 log "orientd --list-sensors --json: $(<"$TOUT/list-sensors.json")"
-json_fields "$TOUT/list-sensors.json" chosen chosenMode sensors.0.mountMatrix \
-  sensors.0.mountMatrixSource triggers
+json_fields "$TOUT/list-sensors.json" chosen chosen_mode sensors.0.mount_matrix \
+  sensors.0.mount_matrix_source triggers chosenMode sensors.0.mountMatrix
 log "read: $(tr '\n' ' ' <"$RUNDIR/fields")"
 check "--list-sensors chooses $IIO_NAME" field_is chosen "$IIO_NAME"
-check "  buffered" field_is chosenMode buffered
-check "  with the matrix $HWDB_MATRIX" field_is sensors.0.mountMatrix "$HWDB_MATRIX"
-check "  from udev ACCEL_MOUNT_MATRIX" field_is sensors.0.mountMatrixSource "udev ACCEL_MOUNT_MATRIX"
+check "  buffered" field_is chosen_mode buffered
+check "  with the matrix $HWDB_MATRIX" field_is sensors.0.mount_matrix "$HWDB_MATRIX"
+check "  from udev ACCEL_MOUNT_MATRIX" field_is sensors.0.mount_matrix_source "udev ACCEL_MOUNT_MATRIX"
+# The 0.1 camelCase spellings are still written beside the new keys until 0.3.
+check "  and as chosenMode (0.1 spelling)" field_is chosenMode buffered
+check "  and as sensors.0.mountMatrix (0.1 spelling)" field_is sensors.0.mountMatrix "$HWDB_MATRIX"
 check "  and the driver's trigger accel_3d-dev${IIO_NAME#iio:device}" \
   field_is triggers "[\"accel_3d-dev${IIO_NAME#iio:device}\"]"
 # Whatever the start-up did (reading attributes; a first reading is allowed) ends by itself.

@@ -4,8 +4,8 @@
 usage: json_fields.py FILE [--match KEY=VALUE] PATH...
 FILE holds one JSON document, or one per line (JSON Lines; with --match, the first line whose
 top-level KEY equals VALUE, e.g. --match event=ready). PATH is a dotted path into it: "chosen",
-"sensors.0.mountMatrix", "shutter_devices.0.pass_on". Each is printed as PATH=VALUE with VALUE in
-JSON (strings without quotes, so "chosenMode=buffered"; null, numbers and lists as JSON). A
+"sensors.0.mount_matrix", "shutter_devices.0.pass_on". Each is printed as PATH=VALUE with VALUE in
+JSON (strings without quotes, so "chosen_mode=buffered"; null, numbers and lists as JSON). A
 missing member prints PATH=<missing>. Exit 1 when FILE has no (matching) JSON document.
 """
 

@@ -1,5 +1,5 @@
-import OrientCore
 import Testing
+import TextFormats
 
 /// The one trim helper of the project.
 @Suite struct TrimmingTests {

@@ -113,3 +113,10 @@ public enum DecimalText {
     return c == nil
   }
 }
+
+/// Formats a time or value as a user would write it: `1.52`, `2`, `0.001` (the shortest text
+/// that reads back as the same `Double`, without a trailing `.0`).
+public func shortDecimal(_ value: Double) -> String {
+  if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+  return String(value)
+}
