@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 /// The sensors besides the accelerometer that iio-sensor-proxy serves: ambient light,
 /// proximity and the compass heading.
