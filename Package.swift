@@ -70,7 +70,9 @@ let package = Package(
     .target(name: "DeviceDiscovery", dependencies: ["CUdev", "SystemKit"]),
     .target(
       name: "Accelerometer",
-      dependencies: ["DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "JSON"]),
+      dependencies: [
+        "DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "JSON", "EvdevKit", "CEvdev",
+      ]),
 
     // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
     .target(
