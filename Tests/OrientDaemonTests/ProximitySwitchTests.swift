@@ -145,6 +145,46 @@ struct ProximitySwitchTests {
       "released:\n\(openFiles(pid))\n\(daemon.standardError)")
   }
 
+  /// The switch appearing and going while orientd runs: `HasProximity` and monitor-sensor's
+  /// "appeared"/"disappeared" follow udev (the node is not opened: nobody claimed).
+  @Test func theSwitchAppearsAndGoes() throws {
+    let platform = UMockdevDevice(
+      devpath: "/devices/platform/gpio_keys", properties: [("SUBSYSTEM", "platform")])
+    let input = UMockdevDevice(
+      devpath: "\(platform.devpath)/input/input5",
+      properties: [("SUBSYSTEM", "input"), ("ID_INPUT", "1"), ("ID_INPUT_SWITCH", "1")],
+      attributes: [
+        ("name", "gpio_keys\n"), ("capabilities/ev", "21\n"), ("capabilities/sw", "800\n"),
+      ])
+    let event = UMockdevDevice(
+      devpath: "\(input.devpath)/event5",
+      properties: [
+        ("SUBSYSTEM", "input"), ("DEVNAME", ProximitySwitch.node), ("ID_INPUT", "1"),
+        ("ID_INPUT_SWITCH", "1"),
+      ],
+      attributes: [("dev", "13:69\n")], node: "input/event5")
+    let fixture = try DaemonFixture()
+    func has() throws -> String {
+      try fixture.property(
+        "HasProximity", service: "net.hadess.SensorProxy", path: "/net/hadess/SensorProxy")
+    }
+    #expect(try has() == "b false")
+    let monitor = try fixture.start(["stdbuf", "-oL", "monitor-sensor"])
+    defer { monitor.killNow() }
+    #expect(waitFor(timeout: 15) { monitor.standardOutput.contains("=== No proximity sensor") })
+    try fixture.testbed.perform { $0.hotplug([platform, input, event]) }
+    #expect(
+      waitFor(timeout: 15) { monitor.standardOutput.contains("+++ Proximity sensor appeared") },
+      "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
+    #expect(try has() == "b true")
+    try fixture.testbed.perform { $0.uevent(event, "remove") }
+    #expect(
+      waitFor(timeout: 15) {
+        monitor.standardOutput.contains("--- Proximity sensor disappeared")
+      }, "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
+    #expect(try has() == "b false")
+  }
+
   /// orientd's pid: umockdev-run's child, forked from one of its threads.
   func childPID(_ wrapper: ChildProcess) -> pid_t? {
     for task in directoryEntries("/proc/\(wrapper.pid)/task") {
