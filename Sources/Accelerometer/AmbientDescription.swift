@@ -51,7 +51,9 @@ public enum AmbientDriver: Hashable, Sendable, CustomStringConvertible {
   case iioPoll(attribute: String)
   /// An applesmc-style hwmon `light` attribute: `(left,right)`.
   case hwmonLight
-  /// A source from another subsystem (e.g. an input switch), named for logs and listings.
+  /// An input switch (`SW_FRONT_PROXIMITY`) on the event node `node`, read as events arrive.
+  case inputSwitch(node: String)
+  /// A source from another subsystem, named for logs and listings.
   case external(String)
 
   /// `iio-poll`, `hwmon` or the external name: as `--list-sensors` shows it.
@@ -59,6 +61,7 @@ public enum AmbientDriver: Hashable, Sendable, CustomStringConvertible {
     switch self {
     case .iioPoll(let attribute): "iio-poll \(attribute)"
     case .hwmonLight: "hwmon light"
+    case .inputSwitch(let node): "input-switch \(node)"
     case .external(let name): name
     }
   }
@@ -256,6 +259,10 @@ public struct AmbientInterpreter: Sendable {
       let parts = inner.split(separator: ",").map { parseNumber(String($0)) }
       guard parts.count == 2, let left = parts[0], let right = parts[1] else { return nil }
       return .light((left + right) / 2 / 255 * 100, .vendor)
+    case .inputSwitch:
+      // A switch's value: 1 near, 0 far (InputProximitySource reads it from libevdev).
+      guard let raw = parseNumber(text) else { return nil }
+      return .proximity(near: raw != 0)
     case .iioPoll, .external:
       guard let raw = parseNumber(text) else { return nil }
       let value = (raw + description.offset) * description.scale

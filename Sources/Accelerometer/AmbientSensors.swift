@@ -55,7 +55,7 @@ public final class PolledAmbientSource: AmbientSource {
   public var path: String {
     switch info.driver {
     case .iioPoll(let attribute): "\(info.syspath)/\(attribute)"
-    case .hwmonLight, .external: "\(info.syspath)/light"
+    case .hwmonLight, .external, .inputSwitch: "\(info.syspath)/light"
     }
   }
 
@@ -141,8 +141,9 @@ public final class AmbientSensors {
   private var reported: Set<String> = []
 
   /// The subsystems searched: IIO for light/proximity/compass; hwmon and platform for
-  /// applesmc's `light` (the attribute sits on the platform device, not its hwmon child).
-  public static let subsystems = ["iio", "hwmon", "platform"]
+  /// applesmc's `light` (the attribute sits on the platform device, not its hwmon child);
+  /// input for `SW_FRONT_PROXIMITY` switches.
+  public static let subsystems = ["iio", "hwmon", "platform", "input"]
 
   /// Creates the finder; `begin()` enumerates.
   ///
@@ -242,6 +243,14 @@ public final class AmbientSensors {
       found.removeValue(forKey: syspath)
       return
     }
+    if subsystem == "input" {
+      let proximity = AmbientDescription.inputProximity(
+        syspath: syspath, sysname: device.sysname, devnode: device.devnode,
+        name: device.parent?.attribute("name"), property: { device.property($0) },
+        capabilities: device.parent?.attribute("capabilities/sw"))
+      found[syspath] = proximity.map { [$0] }
+      return
+    }
     // Most platform devices are not sensors: read only what a sensor would have.
     if subsystem != "iio" && !Sysfs.exists("\(syspath)/light") {
       found.removeValue(forKey: syspath)
@@ -255,15 +264,20 @@ public final class AmbientSensors {
   }
 
   private func chosen(_ kind: AmbientKind) -> (any AmbientSource)? {
+    // IIO first; then applesmc's coarse percentage; an input switch last (a number with a
+    // near level says more than a switch); then by device path.
+    func order(_ info: AmbientDescription) -> (Int, String) {
+      if case .inputSwitch = info.driver { return (2, info.syspath) }
+      if info.driver == .hwmonLight { return (1, info.syspath) }
+      return (0, info.syspath)
+    }
     if let info = found.values.flatMap({ $0 }).filter({ $0.kind == kind })
-      // IIO before applesmc's coarse percentage, then by path.
-      .min(by: {
-        ($0.driver == .hwmonLight ? 1 : 0, $0.syspath) < (
-          $1.driver == .hwmonLight ? 1 : 0, $1.syspath
-        )
-      })
+      .min(by: { order($0) < order($1) })
     {
       if let running = sources[kind], running.info == info { return running }
+      if case .inputSwitch = info.driver {
+        return InputProximitySource(info, loop: loop, logger: logger)
+      }
       return PolledAmbientSource(
         info, interval: intervals[kind] ?? .milliseconds(500), loop: loop,
         logger: logger)
@@ -279,7 +293,7 @@ public final class AmbientSensors {
         logger.notice(
           "\(kind) sensor \(info.sysname) (\(info.driver), \(info.classifiedBy))"
             + (info.nearLevel.map { ", near level \($0) from \(info.nearLevelSource ?? "?")" }
-              ?? (kind == .proximity ? ", no near level: near above 0" : "")))
+              ?? (info.isPolledProximity ? ", no near level: near above 0" : "")))
       } else if before[kind] != nil {
         logger.notice("\(kind) sensor \(before[kind]?.sysname ?? "?") removed")
       }
@@ -298,5 +312,13 @@ public final class AmbientSensors {
       sources[kind] = nil
       logger.error("cannot read the \(kind) sensor \(source.info.sysname): \(error)")
     }
+  }
+}
+
+extension AmbientDescription {
+  /// A proximity sensor read as a number (not a switch): its near level matters.
+  var isPolledProximity: Bool {
+    if kind == .proximity, case .iioPoll = driver { return true }
+    return false
   }
 }

@@ -112,4 +112,29 @@ struct AmbientDescriptionTests {
   @Test func anAccelerometerIsNoAmbientSensor() {
     #expect(describe(["in_accel_x_raw": "0", "in_accel_y_raw": "0"]).sensors.isEmpty)
   }
+
+  /// An input switch is a proximity sensor only with SW_FRONT_PROXIMITY (bit 11 of the kernel's
+  /// `capabilities/sw` words, least significant word last) and udev's switch mark or
+  /// iio-sensor-proxy's type; a lid switch (SW_LID, bit 0) is not.
+  @Test(arguments: [
+    (["ID_INPUT_SWITCH": "1"], "800", "/dev/input/event5", true),
+    (["ID_INPUT_SWITCH": "1"], "0 801", "/dev/input/event5", true),
+    (["IIO_SENSOR_PROXY_TYPE": "input-proximity"], "800", "/dev/input/event5", true),
+    (["ID_INPUT_SWITCH": "1"], "1", "/dev/input/event5", false),
+    (["ID_INPUT_SWITCH": "1"], "800 0", "/dev/input/event5", false),
+    ([:], "800", "/dev/input/event5", false),
+    (["ID_INPUT_SWITCH": "1"], "800", "/dev/input/js0", false),
+  ])
+  func inputProximitySwitch(udev: [String: String], sw: String, node: String, found: Bool) {
+    let info = AmbientDescription.inputProximity(
+      syspath: "/sys/devices/platform/gpio_keys/input/input5/event5", sysname: "event5",
+      devnode: node, name: "gpio_keys", property: { udev[$0] }, capabilities: sw)
+    #expect((info != nil) == found, "\(udev) sw=\(sw) \(node)")
+    if let info {
+      #expect(info.kind == .proximity && info.driver == .inputSwitch(node: node))
+      var interpreter = AmbientInterpreter(info)
+      #expect(interpreter.interpret("1") == .proximity(near: true))
+      #expect(interpreter.interpret("0") == .proximity(near: false))
+    }
+  }
 }
