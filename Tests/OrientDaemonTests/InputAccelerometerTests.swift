@@ -196,8 +196,8 @@ struct InputAccelerometerTests {
     #expect(daemon.standardError.contains("using event4 (ST LIS3LV02DL Accelerometer)"))
     // Idle: the node was opened for its axis information on discovery, and is closed now; a
     // claim opens it (umockdev stands in for the evdev node with a pty, /dev/pts/N).
-    let pid = try #require(daemonPID(daemon))
-    #expect(!holdsNode(pid), "idle:\n\(openFiles(pid))")
+    let pid = try #require(umockdevChild(of: daemon))
+    #expect(!holdsEmulatedInputNode(pid), "idle:\n\(openFileTargets(pid))")
 
     let orientd = try Built.executable("orientd")
     let watch = try ChildProcess(
@@ -214,7 +214,7 @@ struct InputAccelerometerTests {
       waitFor(timeout: 15) {
         watch.standardOutput.jsonLines.contains { $0["orientation"]?.stringValue == "normal" }
       }, "watch: \(watch.standardOutput)\n\(daemon.standardError)")
-    #expect(holdsNode(pid), "claimed:\n\(openFiles(pid))")
+    #expect(holdsEmulatedInputNode(pid), "claimed:\n\(openFileTargets(pid))")
     #expect(daemon.standardError.contains("sampling event4 events"), "\(daemon.standardError)")
 
     for (orientation, rotation, _) in InputAccel.turns {
@@ -235,44 +235,9 @@ struct InputAccelerometerTests {
     watch.signal(SIGTERM)
     monitor.killNow()
     #expect(
-      waitFor(timeout: 15) { !holdsNode(pid) },
-      "after the last client the node is closed:\n\(openFiles(pid))\n\(daemon.standardError)")
+      waitFor(timeout: 15) { !holdsEmulatedInputNode(pid) },
+      "after the last client the node is closed:\n\(openFileTargets(pid))\n\(daemon.standardError)")
     #expect(daemon.standardError.contains("stopped sampling event4"))
   }
 
-  /// orientd's pid: umockdev-run's child, forked from one of its threads (each thread lists
-  /// its own children).
-  func daemonPID(_ wrapper: ChildProcess) -> pid_t? {
-    for task in entries("/proc/\(wrapper.pid)/task") {
-      let children = readFile("/proc/\(wrapper.pid)/task/\(task)/children")
-      if let first = children.split(separator: " ").first, let pid = pid_t(first) { return pid }
-    }
-    return nil
-  }
-
-  /// Whether orientd holds the emulated evdev node (umockdev's pty for it).
-  func holdsNode(_ pid: pid_t) -> Bool { openFiles(pid).contains(" -> /dev/pts/") }
-
-  /// What orientd has open (`ls -l /proc/PID/fd` as text), for messages.
-  func openFiles(_ pid: pid_t) -> String {
-    entries("/proc/\(pid)/fd").map { fd in
-      var buffer = [CChar](repeating: 0, count: 4096)
-      let n = readlink("/proc/\(pid)/fd/\(fd)", &buffer, buffer.count - 1)
-      return "\(fd) -> \(n > 0 ? String(cString: buffer) : "?")"
-    }.joined(separator: "\n")
-  }
-
-  /// The names in a directory, without `.` and `..`.
-  func entries(_ path: String) -> [String] {
-    guard let dir = opendir(path) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names
-  }
 }

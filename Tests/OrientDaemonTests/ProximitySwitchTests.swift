@@ -41,31 +41,9 @@ enum ProximitySwitch {
 
     """
 
-  /// The ioctls (sizes as libevdev 1.13 asks them, as in Tests/SessionTests/Fixtures).
-  static var ioctls: String {
-    func zeros(_ n: Int) -> String { String(repeating: "00", count: n) }
-    let name = Array("gpio_keys".utf8) + [0]
-    let nameHex = name.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }
-      .joined()
-    return [
-      "EVIOCGVERSION 0 01000100",
-      "EVIOCGID 0 1900000000000000",
-      "EVIOCGNAME(0) \(name.count) \(nameHex)\(zeros(255 - name.count))",
-      "EVIOCGPROP(0) 8 \(zeros(8))",
-      "EVIOCGBIT(0) 8 21\(zeros(7))",  // EV_SYN, EV_SW
-      "EVIOCGBIT(1) 96 \(zeros(96))",
-      "EVIOCGBIT(2) 8 \(zeros(8))",
-      "EVIOCGBIT(3) 8 \(zeros(8))",
-      "EVIOCGBIT(17) 8 \(zeros(8))",
-      "EVIOCGBIT(5) 8 0008\(zeros(6))",  // SW_FRONT_PROXIMITY (11)
-      "EVIOCGBIT(4) 8 \(zeros(8))",
-      "EVIOCGBIT(21) 16 \(zeros(16))",
-      "EVIOCGBIT(18) 8 \(zeros(8))",
-      "EVIOCGKEY(0) 96 \(zeros(96))",
-      "EVIOCGLED(0) 8 \(zeros(8))",
-      "EVIOCGSW(0) 8 \(zeros(8))",
-    ].joined(separator: "\n") + "\n"
-  }
+  /// The ioctls: a switch device with SW_FRONT_PROXIMITY (bit 11).
+  static let ioctls = EmulatedSwitchDevice.ioctls(
+    name: "gpio_keys", id: "1900000000000000", switchBits: "0008")
 
   /// Near `near` s after the node is first opened (the claim: orientd does not open it before),
   /// far again 2 s later. umockdev sends the first event as soon as the node is opened and
@@ -116,8 +94,8 @@ struct ProximitySwitchTests {
     #expect(has.stdout.hasPrefix("b true"), "\(has.stdout)\(has.stderr)")
     // Idle: umockdev stands in for the evdev node with a pty, /dev/pts/N; orientd has not
     // opened it.
-    let pid = try #require(childPID(daemon))
-    #expect(!holdsNode(pid), "idle:\n\(openFiles(pid))")
+    let pid = try #require(umockdevChild(of: daemon))
+    #expect(!holdsEmulatedInputNode(pid), "idle:\n\(openFileTargets(pid))")
 
     let monitor = try ChildProcess(
       ["stdbuf", "-oL", "monitor-sensor"], environment: bus.environment,
@@ -128,7 +106,8 @@ struct ProximitySwitchTests {
         monitor.standardOutput.contains("=== Has proximity sensor (near: 0)")
       },
       "monitor: \(monitor.standardOutput)\n\(daemon.standardError)")
-    #expect(waitFor(timeout: 10) { holdsNode(pid) }, "claimed:\n\(openFiles(pid))")
+    #expect(
+      waitFor(timeout: 10) { holdsEmulatedInputNode(pid) }, "claimed:\n\(openFileTargets(pid))")
     #expect(
       waitFor(timeout: 20) {
         monitor.standardOutput.lines.last?.hasSuffix("Proximity value changed: 1") == true
@@ -141,8 +120,8 @@ struct ProximitySwitchTests {
     // The last claimer gone, the node is closed again.
     monitor.killNow()
     #expect(
-      waitFor(timeout: 15) { !holdsNode(pid) },
-      "released:\n\(openFiles(pid))\n\(daemon.standardError)")
+      waitFor(timeout: 15) { !holdsEmulatedInputNode(pid) },
+      "released:\n\(openFileTargets(pid))\n\(daemon.standardError)")
   }
 
   /// The switch appearing and going while orientd runs: `HasProximity` and monitor-sensor's
@@ -185,40 +164,4 @@ struct ProximitySwitchTests {
     #expect(try has() == "b false")
   }
 
-  /// orientd's pid: umockdev-run's child, forked from one of its threads.
-  func childPID(_ wrapper: ChildProcess) -> pid_t? {
-    for task in directoryEntries("/proc/\(wrapper.pid)/task") {
-      let children = readFile("/proc/\(wrapper.pid)/task/\(task)/children")
-      if let first = children.split(separator: " ").first, let pid = pid_t(first) { return pid }
-    }
-    return nil
-  }
-
-  /// Whether orientd holds the emulated evdev node (umockdev's pty for it).
-  func holdsNode(_ pid: pid_t) -> Bool { openFiles(pid).contains(" -> /dev/pts/") }
-
-  /// What orientd has open, one `fd -> target` a line.
-  func openFiles(_ pid: pid_t) -> String {
-    directoryEntries("/proc/\(pid)/fd").map { fd in
-      var buffer = [CChar](repeating: 0, count: 4096)
-      let n = readlink("/proc/\(pid)/fd/\(fd)", &buffer, buffer.count - 1)
-      let target = String(
-        decoding: buffer.prefix(max(0, n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      return "\(fd) -> \(n > 0 ? target : "?")"
-    }.joined(separator: "\n")
-  }
-
-  /// The names in a directory, without `.` and `..`.
-  func directoryEntries(_ path: String) -> [String] {
-    guard let dir = opendir(path) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names
-  }
 }

@@ -495,30 +495,9 @@ enum TabletSwitch {
 
     """
 
-  static var ioctls: String {
-    func zeros(_ n: Int) -> String { String(repeating: "00", count: n) }
-    let name = Array("Intel Virtual Switches".utf8) + [0]
-    let nameHex = name.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }
-      .joined()
-    return [
-      "EVIOCGVERSION 0 01000100",
-      "EVIOCGID 0 1900000001000000",
-      "EVIOCGNAME(0) \(name.count) \(nameHex)\(zeros(255 - name.count))",
-      "EVIOCGPROP(0) 8 \(zeros(8))",
-      "EVIOCGBIT(0) 8 21\(zeros(7))",  // EV_SYN, EV_SW
-      "EVIOCGBIT(1) 96 \(zeros(96))",
-      "EVIOCGBIT(2) 8 \(zeros(8))",
-      "EVIOCGBIT(3) 8 \(zeros(8))",
-      "EVIOCGBIT(17) 8 \(zeros(8))",
-      "EVIOCGBIT(5) 8 02\(zeros(7))",  // SW_TABLET_MODE (1)
-      "EVIOCGBIT(4) 8 \(zeros(8))",
-      "EVIOCGBIT(21) 16 \(zeros(16))",
-      "EVIOCGBIT(18) 8 \(zeros(8))",
-      "EVIOCGKEY(0) 96 \(zeros(96))",
-      "EVIOCGLED(0) 8 \(zeros(8))",
-      "EVIOCGSW(0) 8 \(zeros(8))",
-    ].joined(separator: "\n") + "\n"
-  }
+  /// The ioctls: a switch device with SW_TABLET_MODE (bit 1).
+  static let ioctls = EmulatedSwitchDevice.ioctls(
+    name: "Intel Virtual Switches", id: "1900000001000000", switchBits: "02")
 
   static func events(offAt: Double) -> String {
     """
