@@ -17,24 +17,18 @@ commands (number handled), reports, vector (the last raw values).
 """
 
 import argparse
-import fcntl
-import os
-import select
-import signal
 import struct
 import sys
 import time
 
-# linux/input.h, linux/uinput.h (_IOW/_IO numbers from the kernel headers' definitions).
-EV_SYN, EV_ABS, SYN_REPORT = 0, 3, 0
+from uinput_common import (UI_ABS_SETUP, UI_SET_ABSBIT, UI_SET_EVBIT, UI_SET_PROPBIT,
+                           UInputDevice, serve, write_status)
+
+# linux/input-event-codes.h
+EV_ABS = 3
 ABS_X, ABS_Y, ABS_Z = 0, 1, 2
 INPUT_PROP_ACCELEROMETER = 6
-UI_SET_EVBIT, UI_SET_ABSBIT, UI_SET_PROPBIT = 0x40045564, 0x40045567, 0x4004556E
-UI_DEV_SETUP, UI_ABS_SETUP = 0x405C5503, 0x401C5504  # struct uinput_setup / uinput_abs_setup
-UI_DEV_CREATE, UI_DEV_DESTROY = 0x5501, 0x5502
-UI_GET_SYSNAME_64 = 0x8040552C  # _IOC(_IOC_READ, 'U', 44, 64)
 BUS_HOST = 0x19
-EVENT = struct.Struct('llHHi')  # struct input_event on 64-bit: timeval, type, code, value
 UNITS_PER_G = 1000
 
 # Gravity in the display frame for each orientation (as emu/hid_accel.py): upright reads -y.
@@ -44,43 +38,27 @@ ORIENTATIONS = {
 }
 
 
-class Accelerometer:
+class Accelerometer(UInputDevice):
     def __init__(self, args):
+        super().__init__()
         self.args = args
-        self.fd = os.open('/dev/uinput', os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_ABS)
-        fcntl.ioctl(self.fd, UI_SET_PROPBIT, INPUT_PROP_ACCELEROMETER)
+        self.ioctl(UI_SET_EVBIT, EV_ABS)
+        self.ioctl(UI_SET_PROPBIT, INPUT_PROP_ACCELEROMETER)
         for code in (ABS_X, ABS_Y, ABS_Z):
-            fcntl.ioctl(self.fd, UI_SET_ABSBIT, code)
+            self.ioctl(UI_SET_ABSBIT, code)
             # struct uinput_abs_setup: code, padding, struct input_absinfo (value, minimum,
             # maximum, fuzz, flat, resolution).
             value = -UNITS_PER_G if code == ABS_Y else 0
-            fcntl.ioctl(self.fd, UI_ABS_SETUP,
-                        struct.pack('<HH6i', code, 0, value, -2300, 2300, 0, 0, UNITS_PER_G))
-        fcntl.ioctl(self.fd, UI_DEV_SETUP,
-                    struct.pack('<HHHH80sI', BUS_HOST, 0, 0, 1, args.name.encode(), 0))
-        fcntl.ioctl(self.fd, UI_DEV_CREATE)
-        buf = bytearray(64)
-        fcntl.ioctl(self.fd, UI_GET_SYSNAME_64, buf)
-        self.sysname = bytes(buf).split(b'\0')[0].decode()
-        self.node = self.find_node()
+            self.ioctl(UI_ABS_SETUP,
+                       struct.pack('<HH6i', code, 0, value, -2300, 2300, 0, 0, UNITS_PER_G))
+        self.create(BUS_HOST, 0, 0, args.name)
         self.commands = self.reports = 0
         self.vector = (0, -UNITS_PER_G, 0)
 
-    def find_node(self):
-        base = '/sys/devices/virtual/input/' + self.sysname
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            events = [e for e in os.listdir(base) if e.startswith('event')] if os.path.isdir(base) else []
-            if events and os.path.exists('/dev/input/' + events[0]):
-                return '/dev/input/' + events[0]
-            time.sleep(0.02)
-        raise SystemExit('no event node for %s after 10 s' % self.sysname)
-
     def report(self, vector):
         for code, value in zip((ABS_X, ABS_Y, ABS_Z), vector):
-            os.write(self.fd, EVENT.pack(0, 0, EV_ABS, code, value))
-        os.write(self.fd, EVENT.pack(0, 0, EV_SYN, SYN_REPORT, 0))
+            self.emit(EV_ABS, code, value)
+        self.sync()
         self.vector = vector
         self.reports += 1
 
@@ -105,27 +83,9 @@ class Accelerometer:
         return True
 
     def write_status(self):
-        tmp = self.args.status + '.tmp'
-        with open(tmp, 'w') as f:
-            f.write('node=%s\nsysname=%s\ncommands=%d\nreports=%d\nvector=%d,%d,%d\n'
-                    % ((self.node, self.sysname, self.commands, self.reports) + self.vector))
-        os.rename(tmp, self.args.status)
-
-    def run(self):
-        control = os.open(self.args.control, os.O_RDWR | os.O_NONBLOCK)
-        self.write_status()
-        pending, running = b'', True
-        while running:
-            ready, _, _ = select.select([control], [], [], 1.0)
-            if ready:
-                pending += os.read(control, 4096)
-                while b'\n' in pending and running:
-                    line, pending = pending.split(b'\n', 1)
-                    running = self.command(line.decode(errors='replace'))
-
-    def close(self):
-        fcntl.ioctl(self.fd, UI_DEV_DESTROY)
-        os.close(self.fd)
+        write_status(self.args.status, [('node', self.node), ('sysname', self.sysname),
+                                        ('commands', self.commands), ('reports', self.reports),
+                                        ('vector', '%d,%d,%d' % self.vector)])
 
 
 def main():
@@ -133,15 +93,7 @@ def main():
     parser.add_argument('--control', required=True)
     parser.add_argument('--status', required=True)
     parser.add_argument('--name', default='orientd-vm input accelerometer')
-    args = parser.parse_args()
-    if not os.path.exists(args.control):
-        os.mkfifo(args.control)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    device = Accelerometer(args)
-    try:
-        device.run()
-    finally:
-        device.close()
+    serve(parser.parse_args(), Accelerometer)
 
 
 if __name__ == '__main__':
