@@ -36,12 +36,13 @@ final class PolkitAuthority {
       return done(.denied("bad object path"))
     }
     // Flags 0: no interaction. A claim is a background request; nobody is there to type a
-    // password, and iio-sensor-proxy does not ask either.
+    // password, and iio-sensor-proxy does not ask either. 25 s, libdbus's default (as
+    // iio-sensor-proxy waits): the bus may be starting polkitd for this very call.
     connection.call(
       destination: "org.freedesktop.PolicyKit1", path: path,
       interface: "org.freedesktop.PolicyKit1.Authority", member: "CheckAuthorization",
       arguments: [subject, .string(action), details, .uint32(0), .string("")],
-      timeoutMilliseconds: 5000
+      timeoutMilliseconds: 25000
     ) { result in
       switch result {
       case .success(let values):
