@@ -252,4 +252,44 @@ struct AmbientTests {
     #expect(attribute("scan_elements/in_illuminance_en") == "0\n")
     #expect(attribute("trigger/current_trigger") == "als-dev0\n")
   }
+
+  /// The VM's hid-sensor-magn-3d recording with its heading attribute removed: the heading is
+  /// read from scans of `in_rot_from_north_magnetic_tilt_comp` alone (index 3, le:s32, scale
+  /// 1), on a bus granting root the compass.
+  @Test func aBufferOnlyCompassIsReadThroughItsNode() throws {
+    let recording = readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/hid-magn.umockdev")
+    // UMockdevDevice.parse reads P/N/E/A lines; the heading's _raw goes, as on a hub without it.
+    let kept = recording.split(separator: "\n", omittingEmptySubsequences: false).filter {
+      !$0.hasPrefix("H: ") && !$0.hasPrefix("L: ")
+        && !$0.hasPrefix("A: in_rot_from_north_magnetic_tilt_comp_raw=")
+    }
+    let devices = try UMockdevDevice.parse(record: kept.joined(separator: "\n"))
+      .filter { $0.node != "uhid" }
+    let magn = try #require(devices.first)
+    let (bus, policy) = try PrivateBus.compassGrantedToRoot()
+    defer { withExtendedLifetime(policy) {} }
+    let fixture = try DaemonFixture(devices: devices, bus: bus)
+    #expect(
+      fixture.log.contains("compass sensor iio:device2 (iio-buffer in_rot_from_north_magnetic"),
+      "\(fixture.log)")
+    // 90 degrees, queued on the node before the claim: the claim's reply waits for it.
+    try fixture.testbed.perform {
+      $0.script(
+        magn, devnode: "/dev/iio:device2",
+        records: Array(
+          repeating: withUnsafeBytes(of: Int32(90).littleEndian) { Array($0) }, count: 3),
+        intervalMilliseconds: 20)
+    }
+    let base = ["busctl", "--address=\(bus.address)"]
+    let path = ["net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass"]
+    let claim = try fixture.client(
+      base + ["call"] + path + ["net.hadess.SensorProxy.Compass", "ClaimCompass"])
+    #expect(claim.status == 0, "\(claim)\n\(fixture.log)")
+    let heading = try fixture.client(
+      base + ["get-property"] + path + ["net.hadess.SensorProxy.Compass", "CompassHeading"])
+    #expect(heading.stdout.trimmingCharacters() == "d 90", "\(heading)\n\(fixture.log)")
+    let sysfs = fixture.testbed.root + magn.syspath
+    #expect(waitFor(timeout: 10) { readFile("\(sysfs)/buffer/enable") == "0\n" }, "\(fixture.log)")
+    #expect(readFile("\(sysfs)/scan_elements/in_rot_from_north_magnetic_tilt_comp_en") == "0\n")
+  }
 }
