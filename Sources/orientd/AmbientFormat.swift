@@ -25,7 +25,10 @@ enum AmbientFormat {
       case .compass:
         return [
           ("has_compass", .bool(v.hasCompass)),
-          ("compass_heading", v.hasCompass && v.compassHeading >= 0 ? .number(v.compassHeading) : .null),
+          (
+            "compass_heading",
+            v.hasCompass && v.compassHeading >= 0 ? .number(v.compassHeading) : .null
+          ),
         ]
       }
     }
@@ -38,16 +41,20 @@ enum AmbientFormat {
       switch kind {
       case .light:
         guard v.hasLight else { return ", no light sensor" }
-        // One decimal: finer than any light sensor's noise.
-        return ", light \(FixedPoint.format(v.lightLevel, decimals: 1, trimZeros: true)) \(v.lightUnit)"
+        return ", light \(oneDecimal(v.lightLevel)) \(v.lightUnit)"
       case .proximity:
         guard v.hasProximity else { return ", no proximity sensor" }
         return ", proximity \(v.proximityNear ? "near" : "far")"
       case .compass:
         guard v.hasCompass else { return ", no compass" }
         guard v.compassHeading >= 0 else { return ", heading unknown" }
-        return ", heading \(FixedPoint.format(v.compassHeading, decimals: 1, trimZeros: true)) degrees"
+        return ", heading \(oneDecimal(v.compassHeading)) degrees"
       }
     }.joined()
+  }
+
+  /// One decimal at most: finer than any light sensor's or compass's noise.
+  private static func oneDecimal(_ value: Double) -> String {
+    FixedPoint.format(value, decimals: 1, trimZeros: true)
   }
 }
