@@ -65,6 +65,41 @@ struct AmbientCommandTests {
       }, "\(fixture.log)")
   }
 
+  /// The same client against Debian's iio-sensor-proxy (3.0) itself, which serves the same
+  /// contract: `--watch --light --proximity` follows it too. (3.0 leaves the light's
+  /// `in_illuminance_offset` out: 100 counts read 50 lux there, 55 with orientd.)
+  @Test(.enabled(if: access("/usr/sbin/iio-sensor-proxy", X_OK) == 0, "no iio-sensor-proxy"))
+  func watchFollowsIIOSensorProxyToo() throws {
+    let light = EmulatedAmbient.light[1]
+    let prox = EmulatedAmbient.proximity[1]
+    // Its own bus policy (net.hadess.SensorProxy.conf, from its Debian package).
+    let bus = try PrivateBus(policyDirectory: "/etc/dbus-1/system.d")
+    let testbed = try LiveTestbed(
+      devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light + EmulatedAmbient.proximity,
+      program: ["/usr/sbin/iio-sensor-proxy"], environment: bus.environment)
+    let watch = try ChildProcess(
+      [try Built.executable("orientd"), "--watch", "--json", "--light", "--proximity"],
+      environment: bus.environment, outputDirectory: bus.directory.path)
+    defer {
+      watch.signal(SIGTERM)
+      _ = watch.wait(timeout: 10)
+    }
+    func last() -> JSONValue? { watch.standardOutput.jsonLines.last }
+    #expect(
+      waitFor(timeout: 20) {
+        last()?["light_level"] == .number(50) && last()?["proximity_near"] == .bool(false)
+      }, "\(watch.standardOutput)\n\(watch.standardError)\n\(testbed.programStderr)")
+    #expect(watch.standardError.contains("watching net.hadess.SensorProxy"))
+    try testbed.perform { $0.set(light, "in_illuminance_raw", "290\n") }
+    #expect(
+      waitFor(timeout: 10) { last()?["light_level"] == .number(145) }, "\(watch.standardOutput)")
+    try testbed.perform { $0.set(prox, "in_proximity_raw", "256\n") }
+    #expect(
+      waitFor(timeout: 10) { last()?["proximity_near"] == .bool(true) }, "\(watch.standardOutput)")
+    watch.signal(SIGTERM)
+    #expect(watch.wait(timeout: 10) == 0)
+  }
+
   /// The text form, and a light sensor missing: the line says so rather than a level.
   @Test func watchTextSaysWhatIsMissing() throws {
     let fixture = try DaemonFixture(devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light)
