@@ -73,7 +73,8 @@ _orientd() {
         opts+=" record replay rotate calibrate"
       fi
       ;;
-    watch | get) opts="--json --session --verbose" ;;
+    watch) opts="--json --session --verbose --light --proximity --compass" ;;
+    get) opts="--json --session --verbose" ;;
     list-sensors) opts="--json --config --verbose" ;;
     record) opts="--duration --raw --base --config --verbose --help" ;;
     rotate)

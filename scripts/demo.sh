@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The demo: orientd as a service. Starts a private D-Bus system bus (with the policy from
-# dbus/), runs orientd on an emulated (umockdev) accelerometer, and turns that accelerometer
-# through all four orientations and flat while `orientd --watch` and Debian's `monitor-sensor`
-# (through the iio-sensor-proxy API) show what they see; at the same time an `orientcam
+# dbus/), runs orientd on an emulated (umockdev) accelerometer, light, proximity and compass
+# sensor, and turns that accelerometer through all four orientations and flat while
+# `orientd --watch` and Debian's `monitor-sensor` (through the iio-sensor-proxy API) show what
+# they see, then changes the light and covers the proximity sensor while
+# `orientd --watch --light --proximity` and monitor-sensor follow; at the same time an `orientcam
 # session` of the test pattern follows `orientd --watch --json` and takes a photo in each
 # orientation, written upright, with the overlay rendered for each orientation.
 #
@@ -21,7 +23,7 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 77
 fi
 
-STAGES=(build bus daemon camera turn get finish camera_results)
+STAGES=(build bus daemon camera turn ambient get finish camera_results)
 out=${DEMO_OUT:-$PWD/demo-output}
 work=$(mktemp -d /tmp/orientd-demo-XXXXXX)
 pids=()
@@ -55,9 +57,15 @@ stage_bus() {
 # The emulated accelerometer (Tests/Fixtures/umockdev/mxc4005.umockdev, the tests' too): an
 # MXC4005 on I2C, polled through in_accel_{x,y,z}_raw, 1 g = 1000 counts; it starts upright.
 device=/sys/devices/platform/i2c-0/i2c-MXC6655:00/iio:device0
+# The emulated light, proximity and compass sensors (Tests/Fixtures/umockdev/ambient.umockdev,
+# the tests' too): an LTR303 (lux = (raw + 10) * 0.5, 100 counts = 55 lux) and an STK3310
+# (near above its in_proximity_nearlevel, 128; far again below 90 % of it).
+light=/sys/devices/platform/i2c-1/i2c-LTR303:00/iio:device1
+proximity=/sys/devices/platform/i2c-1/i2c-STK3310:00/iio:device2
 stage_daemon() {
-  say "orientd on an emulated accelerometer (umockdev-run), log in \$work/orientd.log"
-  umockdev-run -d Tests/Fixtures/umockdev/mxc4005.umockdev -- "$orientd" -v > /dev/null \
+  say "orientd on emulated sensors (umockdev-run), log in \$work/orientd.log"
+  umockdev-run -d Tests/Fixtures/umockdev/mxc4005.umockdev \
+    -d Tests/Fixtures/umockdev/ambient.umockdev -- "$orientd" -v > /dev/null \
     2> "$work/orientd.log" &
   pids+=($!)
   local runner=$! daemon=""
@@ -72,11 +80,20 @@ stage_daemon() {
   sysfs="$testbed$device"
   daemon_pid=$daemon
   echo "orientd runs as pid $daemon_pid; nothing claimed yet, so it reads nothing:"
-  echo "  open in_accel_* files: $(open_sensor_files)"
+  echo "  open in_accel_* files: $(open_sensor_files), light/proximity files: $(open_ambient_files)"
+  echo "orientd --list-sensors (in the same testbed) finds them all:"
+  # shellcheck disable=SC2046
+  env $(tr '\0' '\n' < "/proc/$daemon/environ" | grep -E '^(LD_PRELOAD|UMOCKDEV_DIR)=') \
+    "$orientd" --list-sensors | grep -E '^(iio:|event|light|proximity|compass)' | sed 's/^/  /'
 }
 
 open_sensor_files() {  # how many in_accel_* attributes orientd has open
   { ls -l "/proc/$daemon_pid/fd" 2>/dev/null || true; } | { grep -c in_accel_ || true; }
+}
+
+open_ambient_files() {  # how many light and proximity attributes orientd has open
+  { ls -l "/proc/$daemon_pid/fd" 2>/dev/null || true; } |
+    { grep -cE 'in_(illuminance|proximity)_raw' || true; }
 }
 
 set_raw() {  # x y z
@@ -100,6 +117,23 @@ stage_turn() {
     # shellcheck disable=SC2086
     set_raw ${step#*:}
     sleep 1.2
+  done
+}
+
+stage_ambient() {
+  say "orientd --watch --light --proximity (and monitor-sensor) follow light and proximity"
+  "$orientd" --watch --light --proximity > >(sed -u 's/^/  [--light --proximity]  /') &
+  watchers+=($!)
+  sleep 1.5
+  echo "  (reading now: $(open_ambient_files) light/proximity files open)"
+  for step in "a lamp is turned on (150 lux):$light/in_illuminance_raw:290" \
+    "a hand covers the proximity sensor:$proximity/in_proximity_raw:200" \
+    "the hand goes away:$proximity/in_proximity_raw:0" \
+    "the lamp is turned off (15 lux):$light/in_illuminance_raw:20"; do
+    echo "  -> ${step%%:*}"
+    local rest=${step#*:}
+    printf '%s\n' "${rest##*:}" > "$testbed${rest%:*}"
+    sleep 1
   done
 }
 
@@ -140,7 +174,7 @@ stage_finish() {
   say "the watchers stop (SIGTERM): their claims go, orientd stops reading the sensor"
   for pid in "${watchers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   sleep 1
-  echo "  open in_accel_* files: $(open_sensor_files)"
+  echo "  open in_accel_* files: $(open_sensor_files), light/proximity files: $(open_ambient_files)"
   kill -TERM "$daemon_pid"
   wait "${pids[0]}" 2>/dev/null || true
   say "orientd's log"

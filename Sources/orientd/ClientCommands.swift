@@ -52,10 +52,12 @@ enum StateFormat {
   }
 }
 
-/// `orientd --watch [--json]`: claims, prints the current state and every change, releases on
-/// SIGINT, SIGTERM or a closed output.
+/// `orientd --watch [--light] [--proximity] [--compass] [--json]`: claims, prints the current
+/// state and every change, releases on SIGINT, SIGTERM or a closed output.
 enum WatchCommand {
-  /// Runs until stopped; returns 0, or 69 when there is no bus or the bus goes away.
+  /// Runs until stopped; returns 0, 69 when there is no bus, the bus goes away or
+  /// net.hadess.SensorProxy is missing for --light/--proximity/--compass, 77 when a claim of
+  /// those is refused.
   static func main(_ options: ClientCommandOptions) -> ExitStatus {
     // A closed pipe is a normal way to stop: see it as EPIPE, release, exit.
     signal(SIGPIPE, SIG_IGN)
@@ -65,6 +67,7 @@ enum WatchCommand {
     var status = ExitStatus.success
     var stopping = false
     var stopTimer: EventLoop.Timer?
+    var ambientRelease: () -> Void = {}
     do {
       loop = try EventLoop()
     } catch {
@@ -74,7 +77,9 @@ enum WatchCommand {
       guard !stopping else { return }
       stopping = true
       status = code
-      // Release so the daemon stops sampling now; do not hang if it does not answer.
+      // Release so the daemon stops sampling now; do not hang if it does not answer. The
+      // ambient releases are sent first, so they are handled before the last reply comes.
+      ambientRelease()
       client.release(timeoutMilliseconds: 1_000) { _ in loop.stop() }
       stopTimer = try? loop.makeTimer { loop.stop() }
       try? stopTimer?.schedule(after: .milliseconds(1500))
@@ -100,23 +105,36 @@ enum WatchCommand {
       loop.stop()
     }
 
-    var printed: (state: OrientState, posture: PostureReading?)?
+    var printed: (state: OrientState, posture: PostureReading?, ambient: AmbientValues?)?
     // The posture of a convertible (org.orientd.Posture1), followed once orientd is claimed.
     let posture = PostureFollower(connection: client.connection, logger: logger)
+    // --light, --proximity, --compass: claimed on net.hadess.SensorProxy once the orientation
+    // is claimed; lines wait for their first values so that every line has them all.
+    let ambient =
+      options.ambient.isEmpty
+      ? nil : AmbientFollower(connection: client.connection, kinds: options.ambient, logger: logger)
     func show(_ state: OrientState) {
       let hinge = posture.reading.hasHinge ? posture.reading : nil
+      if let ambient, !ambient.isReady { return }
+      let values = ambient?.values
       if let printed, printed.state.orientation == state.orientation,
         printed.state.tilt == state.tilt,
-        printed.state.hasAccelerometer == state.hasAccelerometer, printed.posture == hinge
+        printed.state.hasAccelerometer == state.hasAccelerometer, printed.posture == hinge,
+        printed.ambient == values
       {
         return
       }
-      printed = (state, hinge)
+      printed = (state, hinge, values)
       let now = Clock.realtimeNanoseconds()
+      let kinds = ambient?.kinds ?? []
       let text =
         options.json
-        ? StateFormat.json(state, time: now, extra: hinge.map(PostureFormat.json) ?? [])
+        ? StateFormat.json(
+          state, time: now,
+          extra: (hinge.map(PostureFormat.json) ?? [])
+            + (values.map { AmbientFormat.json($0, kinds: kinds) } ?? []))
         : StateFormat.line(state, time: now) + (hinge.map(PostureFormat.line) ?? "")
+          + (values.map { AmbientFormat.line($0, kinds: kinds) } ?? "")
       if !StandardStream.output.writeLine(text) {
         logger.debug("output closed: releasing and stopping")
         stop(.success)
@@ -135,6 +153,7 @@ enum WatchCommand {
               + (StateFormat.sensor(state.sensor).map { ": \($0)" } ?? ""))
           show(state)
           if state.service == .orientd { posture.start() }
+          ambient?.start()
         case .failure(let error) where error.kind == .serviceMissing:
           claimWhenThere()  // gone again between appearing and the claim
         case .failure(let error) where error.kind == .failed:
@@ -171,7 +190,16 @@ enum WatchCommand {
     posture.onChange = { _ in
       if let state = client.state { show(state) }
     }
+    ambient?.onChange = { _ in
+      if let state = client.state { show(state) }
+    }
+    ambient?.onFailure = { error in
+      StandardStream.error.writeLine("orientd --watch: \(error.message)")
+      stop(error.kind == .accessDenied ? .noPermission : .unavailable)
+    }
+    ambientRelease = { ambient?.stop() }
     client.onServiceLost = { service in
+      ambient?.forget()
       logger.notice("\(service.busName) went away; waiting for it to come back")
       claimWhenThere()
     }
@@ -191,6 +219,9 @@ enum WatchCommand {
     // is released before exit (LeakSanitizer checks the process's end).
     client.onChange = nil
     posture.onChange = nil
+    ambient?.onChange = nil
+    ambient?.onFailure = nil
+    ambientRelease = {}
     client.onServiceLost = nil
     client.connection.onDisconnect = nil
     return status

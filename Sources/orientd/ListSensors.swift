@@ -7,11 +7,12 @@ import OrientLog
 import SystemKit
 
 /// `orientd --list-sensors [--json] [--config FILE] [-v]`: every accelerometer found (IIO and
-/// input-subsystem ones), what orientd makes of it, and which one it would use; for users
-/// writing hwdb quirks.
+/// input-subsystem ones), what orientd makes of it, and which one it would use, for users
+/// writing hwdb quirks; then every light, proximity (IIO, applesmc, input switch) and compass
+/// sensor.
 enum ListSensorsCommand {
-  /// Runs the command and returns the exit code: 0 when at least one accelerometer exists,
-  /// 69 when there is none.
+  /// Runs the command and returns the exit code: 0 when any sensor exists (a laptop with only
+  /// a light sensor has something for orientd to serve), 69 when there is none of any kind.
   static func main(_ options: SensorCommandOptions) -> ExitStatus {
     let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
     var logger = SensorCommandSupport.logger(verbose: options.verbose)
@@ -59,7 +60,7 @@ enum ListSensorsCommand {
         text(sensors, outcome: outcome, manager: manager, gravity: gravity))
       StandardStream.output.writeLine(ambientText(ambient))
     }
-    return sensors.isEmpty ? .unavailable : .success
+    return sensors.isEmpty && ambient.isEmpty ? .unavailable : .success
   }
 
   private static func ambientJSON(_ d: AmbientDescription) -> JSONValue {

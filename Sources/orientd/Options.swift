@@ -1,3 +1,4 @@
+import OrientClient
 import OrientCore
 import SystemKit
 import TextFormats
@@ -40,7 +41,7 @@ struct Options: Equatable {
   /// The usage text printed by `--help`.
   static let usage = """
     usage: orientd [-v] [--config FILE] [--session] [--no-compat]
-           orientd --watch [--json] [--session] [-v]
+           orientd --watch [--light] [--proximity] [--compass] [--json] [--session] [-v]
            orientd --get [--json] [--session] [-v]
            orientd --list-sensors [--json] [--config FILE] [-v]
            orientd record [--duration S] [--raw] [--base] [--config FILE] [-v]
@@ -73,11 +74,22 @@ struct Options: Equatable {
     "hinge_angle" (degrees, null while unreliable), "hinge_reliable", "tablet_mode" and
     "tablet_mode_source" (switch, hinge, none); the text form adds ", posture laptop (hinge
     112 degrees)".
+      --light           also claim the ambient light sensor and print its level:
+                        "has_ambient_light", "light_level" (null without a sensor) and
+                        "light_level_unit" (lux, or vendor: a percentage); text ", light 55 lux"
+      --proximity       also claim the proximity sensor: "has_proximity", "proximity_near"
+                        (null without a sensor); text ", proximity near" or "far"
+      --compass         also claim the compass: "has_compass", "compass_heading" (degrees
+                        from north, null while unknown); the bus policy grants it to the
+                        geoclue user only, as iio-sensor-proxy's
+    These are read through net.hadess.SensorProxy (orientd's compatibility API or
+    iio-sensor-proxy), so they need orientd without --no-compat.
 
     orientd --get prints the state once (after a claim, so it is fresh) and releases it.
 
-    orientd --list-sensors shows every IIO accelerometer, what orientd makes of it and which
-    one it uses; orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
+    orientd --list-sensors shows every accelerometer (IIO and input), what orientd makes of it
+    and which one it uses, then every light, proximity (IIO, applesmc, input switch) and
+    compass sensor; orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
     or --duration S, the input of orientd replay; with --raw in the sensor's own axes (no
     mount matrix applied), for working out a hwdb ACCEL_MOUNT_MATRIX. With --base it also
     reads a convertible's base accelerometer and prints "t,sensor,x,y,z" (sensor display or
@@ -133,9 +145,11 @@ struct Options: Equatable {
 
     exit status: 0 success; 64 usage error (unknown option, bad --set); 65 malformed trace or
     config file (the message names FILE:LINE); 66 a file cannot be opened or read; 69 no bus,
-    bus name taken or refused, no orientation service (--watch/--get), no accelerometer
-    (--get, --list-sensors); 70 internal error (the event loop failed); 71 the system refused a
-    resource orientd needs (signalfd, timerfd, epoll: see the message).
+    bus name taken or refused, no orientation service (--watch/--get), no net.hadess.SensorProxy
+    (--watch --light/--proximity/--compass), no accelerometer (--get), no sensor of any kind
+    (--list-sensors); 70 internal error (the event loop failed); 71 the system refused a
+    resource orientd needs (signalfd, timerfd, epoll: see the message); 77 a light, proximity
+    or compass claim refused (--watch).
     """
 
   /// The parameter lines of `usage`.
@@ -187,6 +201,7 @@ struct Options: Equatable {
     var session = false
     var compat = true
     var configPath: String?
+    var ambient: Set<AmbientFollower.Kind> = []
     let common = try cursor.scan(stopAtHelp: false) { scanned, cursor throws(UsageError) in
       let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
@@ -212,6 +227,12 @@ struct Options: Equatable {
       case "--config":
         configPath = try cursor.value(for: name, inline: inline)
         given.append(name)
+      case "--light", "--proximity", "--compass":
+        try ArgumentCursor.noValue(name, inline)
+        if let kind = AmbientFollower.Kind(rawValue: String(name.dropFirst(2))) {
+          ambient.insert(kind)
+        }
+        given.append(name)
       default:
         throw UsageError(
           argument.hasPrefix("-")
@@ -223,7 +244,8 @@ struct Options: Equatable {
     let allowed: Set<String>
     switch mode {
     case nil: allowed = ["--config", "--session", "--no-compat"]
-    case .watch, .get: allowed = ["--json", "--session"]
+    case .watch: allowed = ["--json", "--session", "--light", "--proximity", "--compass"]
+    case .get: allowed = ["--json", "--session"]
     case .listSensors: allowed = ["--json", "--config"]
     }
     if let wrong = given.first(where: { !allowed.contains($0) }) {
@@ -236,7 +258,8 @@ struct Options: Equatable {
         DaemonCommandOptions(
           verbose: verbose, configPath: configPath, session: session, compatibility: compat))
     case .watch:
-      return .watch(ClientCommandOptions(json: json, session: session, verbose: verbose))
+      return .watch(
+        ClientCommandOptions(json: json, session: session, verbose: verbose, ambient: ambient))
     case .get:
       return .get(ClientCommandOptions(json: json, session: session, verbose: verbose))
     case .listSensors:
@@ -411,6 +434,8 @@ struct ClientCommandOptions: Equatable {
   var session = false
   /// `-v`: debug messages.
   var verbose = false
+  /// `--light`, `--proximity`, `--compass` (`--watch` only): also follow these.
+  var ambient: Set<AmbientFollower.Kind> = []
 }
 
 /// The options of `orientd replay`.

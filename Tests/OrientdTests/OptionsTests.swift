@@ -39,6 +39,9 @@ import Testing
       try Options(arguments: ["--watch", "--json"]).command
         == .watch(ClientCommandOptions(json: true)))
     #expect(
+      try Options(arguments: ["--proximity", "--watch", "--light", "--light"]).command
+        == .watch(ClientCommandOptions(ambient: [.light, .proximity])))
+    #expect(
       try Options(arguments: ["--session", "--get"]).command
         == .get(ClientCommandOptions(session: true)))
     var list = SensorCommandOptions()
@@ -68,6 +71,9 @@ import Testing
     (["--json"], "--json does not apply for the daemon"),
     (["--list-sensors", "--session"], "--session does not apply with --list-sensors"),
     (["--watch", "extra"], "unexpected argument 'extra'"),
+    (["--get", "--light"], "--light does not apply with --get"),
+    (["--compass"], "--compass does not apply for the daemon"),
+    (["--watch", "--proximity=1"], "--proximity takes no value"),
     (["record", "--json"], "unknown option '--json' for record"),
     (["--bogus"], "unknown option '--bogus'"),
     (["play"], "unknown command 'play'"),

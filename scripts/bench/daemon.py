@@ -20,6 +20,16 @@ daemons it starts see the emulated device. Each daemon runs in turn, and the sam
             during that turning run, per minute
   memory    VmRSS and RssAnon (/proc/PID/status) and Pss (/proc/PID/smaps_rollup) after the
             claimed run
+
+and then, for ambient light and proximity (each claimed alone, ClaimLight/ClaimProximity, on
+the emulated LTR303 and STK3310 of Tests/Fixtures/umockdev/ambient.umockdev, present in the
+testbed from the start for every row), the same still and changing measures:
+
+  still     wakeups and CPU per minute while claimed and nothing changes
+  latency   from writing in_illuminance_raw (100 <-> 290 counts: 55 <-> 150 lux) or
+            in_proximity_raw (0 <-> 256: far <-> near) to the PropertiesChanged with the new
+            LightLevel or ProximityNear, --ambient-changes times at random moments
+  cpu       wakeups and CPU per minute during those changes
 """
 import argparse
 import os
@@ -42,6 +52,20 @@ FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '
 DEVICE = '/devices/platform/i2c-0/i2c-MXC6655:00/iio:device0'
 with open(FIXTURE) as fixture:
     TESTBED = fixture.read()
+# The light and proximity sensors (and their I2C parents): the first four records of the
+# tests' ambient fixture. Not its compass (geoclue's only) nor applesmc (a second light
+# sensor, which iio-sensor-proxy might pick instead of the IIO one).
+AMBIENT_FIXTURE = os.path.join(os.path.dirname(FIXTURE), 'ambient.umockdev')
+with open(AMBIENT_FIXTURE) as fixture:
+    AMBIENT = '\n\n'.join(fixture.read().split('\n\n')[:4]) + '\n'
+LIGHT = '/devices/platform/i2c-1/i2c-LTR303:00/iio:device1'
+PROXIMITY = '/devices/platform/i2c-1/i2c-STK3310:00/iio:device2'
+# kind: (claim suffix, sysfs device, attribute, the property, (raw, value) of each state)
+AMBIENT_KINDS = {
+    'light': ('Light', LIGHT, 'in_illuminance_raw', 'LightLevel', [(100, 55.0), (290, 150.0)]),
+    'proximity': ('Proximity', PROXIMITY, 'in_proximity_raw', 'ProximityNear',
+                  [(0, False), (256, True)]),
+}
 
 # Raw counts (1 g = 1000) of a vertical display in each orientation.
 RAW = {'normal': (0, -1000, 0), 'left-up': (1000, 0, 0), 'bottom-up': (0, 1000, 0),
@@ -56,6 +80,8 @@ class Bench:
         self.args = args
         self.testbed = UMockdev.Testbed.new()
         self.testbed.add_from_string(TESTBED)
+        self.testbed.add_from_string(AMBIENT)
+        self.ambient = {}  # property -> (value, monotonic time of the change)
         self.root = self.testbed.get_root_dir()
         self.current = RAW['normal']
         self.bus = Gio.DBusConnection.new_for_address_sync(
@@ -87,6 +113,9 @@ class Bench:
         if 'AccelerometerOrientation' in changed:
             self.orientation = changed['AccelerometerOrientation']
             self.changed_at = time.monotonic()
+        for name in ('LightLevel', 'ProximityNear'):
+            if name in changed:
+                self.ambient[name] = (changed[name], time.monotonic())
 
     def pump(self, until=lambda: False, timeout=10.0):
         """Runs the GLib loop until `until()` holds or `timeout` seconds pass."""
@@ -106,8 +135,11 @@ class Bench:
     # -- the emulated sensor
 
     def write(self, axis, value):
+        self.write_attribute(DEVICE, 'in_accel_%s_raw' % axis, value)
+
+    def write_attribute(self, device, attribute, value):
         # In place (same inode), as the kernel changes an attribute.
-        fd = os.open('%s/sys%s/in_accel_%s_raw' % (self.root, DEVICE, axis), os.O_WRONLY | os.O_TRUNC)
+        fd = os.open('%s/sys%s/%s' % (self.root, device, attribute), os.O_WRONLY | os.O_TRUNC)
         try:
             os.write(fd, b'%d\n' % value)
         finally:
@@ -209,6 +241,81 @@ class Bench:
         self.bus.call_sync(NAME, PATH, NAME, method, None, None, Gio.DBusCallFlags.NONE,
                            10000, None)
 
+    def get(self, name):
+        return self.bus.call_sync(
+            NAME, PATH, 'org.freedesktop.DBus.Properties', 'Get',
+            GLib.Variant('(ss)', (NAME, name)), None, Gio.DBusCallFlags.NONE, 10000,
+            None).unpack()[0]
+
+    def measure_ambient(self, label, argv):
+        """Light, then proximity, each claimed alone on one daemon run: {kind: result}."""
+        log = open(os.path.join(self.args.work, label + '-ambient.log'), 'w')
+        print('== %s, light and proximity: %s' % (label, ' '.join(argv)), file=sys.stderr)
+        for _suffix, device, attribute, _prop, states in AMBIENT_KINDS.values():
+            self.write_attribute(device, attribute, states[0][0])
+        process, _ = self.start(argv, log)
+        pid = process.pid
+        results = {}
+        for kind, (suffix, device, attribute, prop, states) in AMBIENT_KINDS.items():
+            self.pump(timeout=1.0)
+            self.call('Claim' + suffix)
+            self.pump(timeout=self.args.settle)
+            last = self.get(prop)
+            before = self.switches(pid)
+            cpu_before = self.cpu_seconds(pid)
+            wall_before = time.monotonic()
+            self.pump(timeout=self.args.ambient_still)
+            still_wall = time.monotonic() - wall_before
+            still = self.since(before, self.switches(pid)) * 60.0 / still_wall
+            still_cpu = (self.cpu_seconds(pid) - cpu_before) * 60.0 / still_wall * 1000
+            n = self.args.ambient_changes
+            low, high = self.args.ambient_pause_min, self.args.ambient_pause_max
+            pauses = [low + (high - low) * (i + self.random.random()) / n for i in range(n)]
+            self.random.shuffle(pauses)
+            latencies = []
+            missed = 0
+            seen = set()
+            before = self.switches(pid)
+            cpu_before = self.cpu_seconds(pid)
+            wall_before = time.monotonic()
+            for i in range(n):
+                self.pump(timeout=pauses[i])
+                raw, _expected = states[(i + 1) % 2]
+                self.ambient.pop(prop, None)
+                written = time.monotonic()
+                self.write_attribute(device, attribute, raw)
+                # Any new value counts: iio-sensor-proxy 3.0 may scale differently (it may
+                # not apply in_illuminance_offset); the values seen are printed.
+                if self.pump(lambda: prop in self.ambient and self.ambient[prop][0] != last, 5):
+                    last = self.ambient[prop][0]
+                    seen.add(last)
+                    latencies.append((self.ambient[prop][1] - written) * 1000)
+                else:
+                    missed += 1
+            wall = time.monotonic() - wall_before
+            changing = self.since(before, self.switches(pid)) * 60.0 / wall
+            cpu = (self.cpu_seconds(pid) - cpu_before) * 60.0 / wall * 1000
+            self.call('Release' + suffix)
+            # Back to the first state, so the next run starts from the same values.
+            self.write_attribute(device, attribute, states[0][0])
+            latencies.sort()
+            results[kind] = {
+                'median': statistics.median(latencies) if latencies else float('nan'),
+                'p95': (latencies[max(0, -(-len(latencies) * 95 // 100) - 1)]
+                        if latencies else float('nan')),
+                'changes': len(latencies), 'missed': missed, 'still': still,
+                'still_cpu': still_cpu, 'changing': changing, 'cpu': cpu,
+                'values': sorted(seen),
+            }
+            print('   %s: latency median %.0f ms, p95 %.0f ms (%d changes, %d missed); still '
+                  '%.0f wakeups/min, cpu %.1f ms/min; changing %.0f wakeups/min, cpu %.1f ms/min; '
+                  'values %s' % (kind, results[kind]['median'], results[kind]['p95'],
+                                 len(latencies), missed, still, still_cpu, changing, cpu,
+                                 results[kind]['values']), file=sys.stderr)
+        self.stop(process)
+        log.close()
+        return results
+
     # -- one daemon
 
     def measure(self, label, argv):
@@ -300,6 +407,33 @@ class Bench:
         return result
 
 
+def print_ambient(o, p):
+    """The light and proximity table: orientd and iio-sensor-proxy side by side."""
+    rows = [
+        ('latency, sysfs change to client: median (ms)', 'median', '%.0f'),
+        ('latency: p95 (ms)', 'p95', '%.0f'),
+        ('changes seen / missed', None, None),
+        ('values seen', 'values', None),
+        ('claimed, still: wakeups per minute', 'still', '%.0f'),
+        ('claimed, still: CPU time per minute (ms)', 'still_cpu', '%.1f'),
+        ('claimed, changing: wakeups per minute', 'changing', '%.0f'),
+        ('claimed, changing: CPU time per minute (ms)', 'cpu', '%.1f'),
+    ]
+    for kind in AMBIENT_KINDS:
+        print('%-46s %12s %18s' % (kind, 'orientd', 'iio-sensor-proxy'))
+        for title, key, fmt in rows:
+            if key is None:
+                a = '%d / %d' % (o[kind]['changes'], o[kind]['missed'])
+                b = '%d / %d' % (p[kind]['changes'], p[kind]['missed'])
+            elif fmt is None:
+                a, b = (' / '.join('%g' % v for v in r[kind][key]) for r in (o, p))
+            else:
+                a, b = fmt % o[kind][key], fmt % p[kind][key]
+            print('%-46s %12s %18s' % ('  ' + title, a, b))
+    print()
+    sys.stdout.flush()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--orientd', required=True)
@@ -316,10 +450,25 @@ def main():
     parser.add_argument('--starts', type=int, default=5)
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--orientd-config', help='run orientd with --config FILE (default: none)')
+    parser.add_argument('--ambient-changes', type=int, default=20,
+                        help='light and proximity changes per daemon (0: skip them)')
+    parser.add_argument('--ambient-still', type=float, default=15.0,
+                        help='seconds light/proximity is claimed with nothing changing')
+    parser.add_argument('--ambient-pause-min', type=float, default=1.0)
+    parser.add_argument('--ambient-pause-max', type=float, default=2.6)
+    parser.add_argument('--only-ambient', action='store_true',
+                        help='measure light and proximity only (no accelerometer rows)')
     args = parser.parse_args()
     bench = Bench(args)
-    o = bench.measure('orientd', [args.orientd] + (
-        ['--config', args.orientd_config] if args.orientd_config else []))
+    orientd_argv = [args.orientd] + (
+        ['--config', args.orientd_config] if args.orientd_config else [])
+    if args.ambient_changes > 0:
+        oa = bench.measure_ambient('orientd', orientd_argv)
+        pa = bench.measure_ambient('iio-sensor-proxy', [args.iio_sensor_proxy])
+        print_ambient(oa, pa)
+    if args.only_ambient:
+        return
+    o = bench.measure('orientd', orientd_argv)
     p = bench.measure('iio-sensor-proxy', [args.iio_sensor_proxy])
 
     rows = [

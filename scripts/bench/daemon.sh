@@ -9,9 +9,14 @@
 #
 #   sudo scripts/bench/daemon.sh [--changes 30] [--idle 20] [--still 30] [--pause-min 1.5]
 #                                [--pause-max 3.5] [--starts 5] [--seed 1]
-#                                [--orientd-config FILE]
+#                                [--orientd-config FILE] [--ambient-changes 20]
+#                                [--ambient-still 15] [--only-ambient]
 #
-# SKIP_BUILD=1 uses the release build already there. Takes about 5 minutes.
+# First the same for ambient light and proximity (emulated LTR303 and STK3310), each claimed
+# alone: latency of a change, wakeups and CPU still and changing (docs/benchmark.md "Light and
+# proximity"); --ambient-changes 0 skips them, --only-ambient skips the accelerometer.
+#
+# SKIP_BUILD=1 uses the release build already there. Takes about 9 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=scripts/private-bus.sh

@@ -39,12 +39,21 @@ trap 'part_abort $?; stop_all; bus_stop; umount /etc/passwd; cp "$RUNDIR"/*.stat
 as_geoclue() { setpriv --reuid="$GEOCLUE_UID" --regid="$GEOCLUE_UID" --clear-groups "$@"; }
 require "a system bus with the project's policies" bus_start "$PROJECT/dbus"
 require "the emulated light sensor" hid_start als
+ALS_DEV=$IIO_DEV
 hid als lux 123.4
 require "the emulated proximity sensor" hid_start prox
+PROX_DEV=$IIO_DEV
 hid prox presence 0
 require "the emulated compass" hid_start magn
 hid magn heading 90
 require "udev has processed them" udevadm settle --timeout=20
+# The project's udev rules start orientd for each (as iio-sensor-proxy's start it), so that
+# masking iio-sensor-proxy loses none of them.
+for dev in "$ALS_DEV" "$PROX_DEV" "$IIO_DEV"; do
+  udevadm info -q property -p "$dev" >"$TOUT/udev-${dev##*/}.txt"
+  check "udev: ${dev##*/} ($(<"$dev/name")) asks systemd for orientd.service" \
+    has_line "$TOUT/udev-${dev##*/}.txt" 'SYSTEMD_WANTS=*orientd.service*'
+done
 udevadm info -q property -p "$IIO_DEV" >"$TOUT/udev-magn.txt"
 spawn orientd "$BIN/orientd" --verbose
 require "orientd owns $PROXY" wait_for 30 "orientd on the bus" bus_has_owner "$PROXY"
