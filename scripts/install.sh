@@ -18,6 +18,7 @@
 # DBUSSERVICEDIR bus activation files (default $PREFIX/share/dbus-1/system-services)
 # POLKITACTIONDIR polkit actions (default /usr/share/polkit-1/actions whatever PREFIX is: the
 #             only directory polkitd reads them from)
+# POLKITRULESDIR polkit rules (default /usr/share/polkit-1/rules.d, likewise)
 # MANDIR      manual pages (default $PREFIX/share/man; built from man/*.scd with scdoc)
 # COMPLETIONDIR bash completions (default $PREFIX/share/bash-completion/completions)
 # SKIP_BUILD  use the build already there
@@ -38,6 +39,7 @@ UDEVDIR=${UDEVDIR:-$udev_default}
 DBUSPOLICYDIR=${DBUSPOLICYDIR:-$policy_default}
 DBUSSERVICEDIR=${DBUSSERVICEDIR:-$PREFIX/share/dbus-1/system-services}
 POLKITACTIONDIR=${POLKITACTIONDIR:-/usr/share/polkit-1/actions}
+POLKITRULESDIR=${POLKITRULESDIR:-/usr/share/polkit-1/rules.d}
 DOCDIR=$PREFIX/share/doc/orientd
 MANDIR=${MANDIR:-$PREFIX/share/man}
 COMPLETIONDIR=${COMPLETIONDIR:-$PREFIX/share/bash-completion/completions}
@@ -64,6 +66,8 @@ if [ -x "$bin/orientcam" ]; then put 0755 "$bin/orientcam" "$PREFIX/bin/orientca
 put 0644 dbus/orientd.conf "$DBUSPOLICYDIR/orientd.conf"
 # The claim action net.hadess.SensorProxy.claim-sensor (polkitd notices new files by itself).
 put 0644 polkit/org.orientd.SensorProxy.policy "$POLKITACTIONDIR/org.orientd.SensorProxy.policy"
+# geoclue, a system service in no session, may claim (the compass is its alone on the bus).
+put 0644 polkit/50-orientd-geoclue.rules "$POLKITRULESDIR/50-orientd-geoclue.rules"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 sed "s|^Exec=.*|Exec=$PREFIX/bin/orientd|" dbus/org.orientd.Orientation1.service > "$tmp"

@@ -13,6 +13,7 @@ import Testing
         "/usr/share/dbus-1/interfaces/org.orientd.Orientation1.xml",
         "/usr/share/dbus-1/interfaces/net.hadess.SensorProxy.xml",
         "/usr/share/polkit-1/actions/org.orientd.SensorProxy.policy",
+        "/usr/share/polkit-1/rules.d/50-orientd-geoclue.rules",
         "/usr/lib/systemd/system/orientd.service", "/usr/lib/udev/rules.d/80-orientd.rules",
         "/usr/share/doc/orientd/orientd.conf.example",
         "/usr/share/doc/orientd/61-sensor-local.hwdb.example",

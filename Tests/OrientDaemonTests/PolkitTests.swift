@@ -15,6 +15,9 @@ final class PrivatePolkit {
   private let policies: TemporaryDirectory
   private let actions: TemporaryDirectory
   private let vendorRules: TemporaryDirectory
+  private let passwd: TemporaryDirectory
+  /// The uid polkitd knows as `geoclue`.
+  static let geoclue: UInt32 = 1
 
   static let binary = "/usr/lib/polkit-1/polkitd"
   static var isAvailable: Bool { access(binary, X_OK) == 0 && getuid() == 0 }
@@ -39,13 +42,30 @@ final class PrivatePolkit {
     try writeFile(
       actions.file("org.orientd.SensorProxy.policy"),
       readFile("\(Built.packageRoot)/polkit/org.orientd.SensorProxy.policy"))
+    // The shipped rules, as installed.
+    try writeFile(
+      vendorRules.file("50-orientd-geoclue.rules"),
+      readFile("\(Built.packageRoot)/polkit/50-orientd-geoclue.rules"))
+    // polkitd names the subject's user from the password database: in polkitd's namespace
+    // only, a copy where uid PrivatePolkit.geoclue is called geoclue. The uid must exist on
+    // the machine (the bus refuses a client whose groups it cannot look up), so it is
+    // Debian's `daemon`, a system user in no session, as geoclue is.
+    passwd = try TemporaryDirectory("passwd")
+    let renamed = readFile("/etc/passwd").split(separator: "\n").map { line in
+      line.hasPrefix("daemon:x:\(PrivatePolkit.geoclue):") ? "geoclue" + line.dropFirst(6) : line
+    }
+    try writeFile(passwd.file("passwd"), renamed.joined(separator: "\n") + "\n")
     // polkitd drops to its own user and must read these.
-    for dir in [rules, actions, vendorRules] { chmod(dir.path, 0o755) }
-    chmod(actions.file("org.orientd.SensorProxy.policy"), 0o644)
+    for dir in [rules, actions, vendorRules, passwd] { chmod(dir.path, 0o755) }
+    for file in [
+      actions.file("org.orientd.SensorProxy.policy"), vendorRules.file("50-orientd-geoclue.rules"),
+      passwd.file("passwd"),
+    ] { chmod(file, 0o644) }
     let binds = [
       (actions.path, "/usr/share/polkit-1/actions"),
       (vendorRules.path, "/usr/share/polkit-1/rules.d"),
       (rules.path, "/etc/polkit-1/rules.d"),
+      (passwd.file("passwd"), "/etc/passwd"),
     ].map { "mount --bind \($0.0) \($0.1)" }.joined(separator: " && ")
     daemon = try ChildProcess(
       [
@@ -146,5 +166,20 @@ struct PolkitTests {
     #expect(waitFor(timeout: 10) { fixture.isReadingSensor }, "\(fixture.log)")
     #expect(!(monitor.standardOutput + monitor.standardError).contains("Not Authorized"))
     monitor.killNow()
+  }
+
+  @Test func geoclueMayClaimThroughTheShippedRule() throws {
+    // geoclue runs as a system service in no session; the shipped 50-orientd-geoclue.rules
+    // lets it claim (the compass is its alone on the bus), while another user is still refused.
+    let polkit = try PrivatePolkit()
+    let fixture = try DaemonFixture(
+      devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light, bus: polkit.bus)
+    let id = String(PrivatePolkit.geoclue)
+    let geoclue = ["setpriv", "--reuid=\(id)", "--regid=\(id)", "--clear-groups"]
+    let said = try call(fixture, "ClaimLight", as: geoclue)
+    #expect(said == "()\n", "\(said)\n\(polkit.daemon.standardError)\n\(fixture.log)")
+    #expect(!fixture.log.contains("polkit refused ClaimLight"), "\(fixture.log)")
+    let nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    #expect(try call(fixture, "ClaimLight", as: nobody).contains(PolkitTests.refusal))
   }
 }
