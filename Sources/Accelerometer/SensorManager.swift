@@ -358,7 +358,7 @@ public final class SensorManager {
       do {
         let buffered = try BufferSampler(
           description: d, rate: sampling.bufferedRate, bufferLength: sampling.bufferLength,
-          adaptive: sampling.adaptive,
+          adaptive: sampling.adaptive, sensitivity: sampling.hysteresis,
           triggers: registry.allTriggers, deviceParent: registry.parent(of: syspath), loop: loop,
           logger: logger, handler: handler)
         return .started(buffered, trigger: buffered.attachedTrigger)
