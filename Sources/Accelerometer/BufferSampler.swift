@@ -123,11 +123,15 @@ final class BufferSampler: Sampler {
   /// Sets the device up and starts watching its node, in the order the type's comment gives
   /// (each step is a method of `Setup`).
   ///
+  /// `mayGoSilent` false keeps the strategies that stop the scans of a still device (hub
+  /// sensitivity, motion trigger, motion events) out of the choice: for readings paired with
+  /// another sensor's.
+  ///
   /// - Throws: `BufferUnavailable` saying what failed; everything changed is restored first.
   init(
     description: AccelerometerDescription, rate target: Double, bufferLength: Int,
     adaptive: AdaptiveSampling.Parameters = AdaptiveSampling.Parameters(),
-    sensitivity: HubSensitivitySetting = .auto,
+    sensitivity: HubSensitivitySetting = .auto, mayGoSilent: Bool = true,
     triggers: [TriggerInfo], deviceParent: String?, loop: EventLoop, logger: Logger,
     handler: @escaping (SamplerEvent) -> Void
   ) throws(BufferUnavailable) {
@@ -162,7 +166,8 @@ final class BufferSampler: Sampler {
       stillWatermark = 1
     }
     let choice = setup.stillStrategy(
-      adaptive: adaptive.enabled, sensitivity: sensitivity, stillWatermark: stillWatermark,
+      adaptive: adaptive.enabled, sensitivity: mayGoSilent ? sensitivity : .off,
+      silent: mayGoSilent, stillWatermark: stillWatermark,
       attachedTrigger: attachedTrigger, triggers: triggers, deviceParent: deviceParent, node: node)
     stillStrategy = choice.strategy
     eventFile = choice.eventFile
@@ -387,7 +392,7 @@ final class BufferSampler: Sampler {
     /// Chooses how a still device is kept from waking orientd (see `StillStrategy`, best
     /// first); a configured hub sensitivity is written here.
     func stillStrategy(
-      adaptive: Bool, sensitivity: HubSensitivitySetting, stillWatermark: Int,
+      adaptive: Bool, sensitivity: HubSensitivitySetting, silent: Bool, stillWatermark: Int,
       attachedTrigger: String?, triggers: [TriggerInfo], deviceParent: String?,
       node: FileDescriptor
     ) -> StillChoice {
@@ -410,14 +415,14 @@ final class BufferSampler: Sampler {
         }
       }
       guard adaptive else { return StillChoice(strategy: .none) }
-      if attachedTrigger != nil,
+      if silent, attachedTrigger != nil,
         let motion = MotionWakeups.trigger(
           deviceName: description.facts.name, deviceNumber: description.facts.deviceNumber,
           deviceParent: deviceParent, triggers: triggers)
       {
         return StillChoice(strategy: .motionTrigger(motion))
       }
-      let events = MotionWakeups.events(in: Sysfs.list("\(sys)/events"))
+      let events = silent ? MotionWakeups.events(in: Sysfs.list("\(sys)/events")) : []
       if !events.isEmpty {
         do {
           let eventFile = try node.iioEventDescriptor()
