@@ -94,6 +94,8 @@ final class BufferSampler: Sampler {
   /// Whether the strategy's still state is in effect (motion trigger attached, events armed
   /// with the buffer off, FIFO batching).
   private var quiet = false
+  /// When the motion trigger was attached (`CLOCK_MONOTONIC` ns).
+  private var quietSince: Int64 = 0
   /// Whether the hub's sensitivity has been written (from then on the hub reports changes only).
   private var hubSensitivitySet = false
   /// The event descriptor (motion events).
@@ -580,7 +582,8 @@ final class BufferSampler: Sampler {
     let now = Clock.monotonicNanoseconds()
     let clockNow = converter.clock == .monotonic ? now : BufferSampler.read(converter.clock)
     let period = Int64((1e9 / max(rate, 0.1)).rounded())
-    if quiet, case .motionTrigger = stillStrategy {
+    if quiet, case .motionTrigger = stillStrategy, firesAfterSwitch(records: records, size: size)
+    {
       // The motion trigger fired: the device moves. Back to the data-ready trigger first, so
       // the scans that follow come at the full rate.
       leaveQuiet("the motion trigger fired")
@@ -662,6 +665,7 @@ final class BufferSampler: Sampler {
         try journal.set("\(sys)/trigger/current_trigger", motion)
       }
       quiet = !stopped
+      quietSince = Clock.monotonicNanoseconds()
       if quiet { slowDownWatchdog(true) }
     case .motionEvents(let events):
       guard pace == .still, !quiet else { return }
@@ -692,6 +696,20 @@ final class BufferSampler: Sampler {
       } else if pace == .fast && quiet {
         leaveQuiet("moving")
       }
+    }
+  }
+
+  /// Whether the batch holds a scan the motion trigger made: one stamped after it was attached
+  /// (a data-ready scan queued just before the switch is no motion). Without kernel
+  /// timestamps every scan counts.
+  private func firesAfterSwitch(records: Int, size: Int) -> Bool {
+    guard let element = timestampElement else { return true }
+    let now = Clock.monotonicNanoseconds()
+    let clockNow = converter.clock == .monotonic ? now : BufferSampler.read(converter.clock)
+    return pending.withUnsafeBytes { all in
+      let record = UnsafeRawBufferPointer(rebasing: all[((records - 1) * size)..<(records * size)])
+      guard let stamp = layout.value(of: element, in: record) else { return true }
+      return converter.monotonic(stamp, clockNow: clockNow, monotonicNow: now) >= quietSince
     }
   }
 
