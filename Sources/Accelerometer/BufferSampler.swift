@@ -582,8 +582,7 @@ final class BufferSampler: Sampler {
     let now = Clock.monotonicNanoseconds()
     let clockNow = converter.clock == .monotonic ? now : BufferSampler.read(converter.clock)
     let period = Int64((1e9 / max(rate, 0.1)).rounded())
-    if quiet, case .motionTrigger = stillStrategy, firesAfterSwitch(records: records, size: size)
-    {
+    if quiet, case .motionTrigger = stillStrategy, firesAfterSwitch(records: records, size: size) {
       // The motion trigger fired: the device moves. Back to the data-ready trigger first, so
       // the scans that follow come at the full rate.
       leaveQuiet("the motion trigger fired")
