@@ -50,6 +50,10 @@ public struct SamplingConfiguration: Equatable, Sendable {
   /// The change sensitivity asked of a HID sensor hub (`hysteresis`): from the noise (`auto`,
   /// once the device is still, with `adaptive` on), not at all, or a value in m/s^2.
   public var hysteresis = HubSensitivitySetting.auto
+  /// Whether a still device may be left silent (hub sensitivity, motion trigger, motion
+  /// events). Not a file key: `orientd calibrate` and `record` turn it off, since they need
+  /// readings while the device lies still.
+  public var silentWhileStill = true
 
   /// The defaults.
   public init() {}

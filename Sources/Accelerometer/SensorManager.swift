@@ -362,7 +362,8 @@ public final class SensorManager {
       do {
         let buffered = try BufferSampler(
           description: d, rate: sampling.bufferedRate, bufferLength: sampling.bufferLength,
-          adaptive: sampling.adaptive, sensitivity: sampling.hysteresis, mayGoSilent: !paired,
+          adaptive: sampling.adaptive, sensitivity: sampling.hysteresis,
+          mayGoSilent: !paired && sampling.silentWhileStill,
           triggers: registry.allTriggers, deviceParent: registry.parent(of: syspath), loop: loop,
           logger: logger, handler: handler)
         return .started(buffered, trigger: buffered.attachedTrigger)
