@@ -65,8 +65,8 @@ def cpu_seconds(pid):
 
 
 def threads(pid, name):
-    """The lines of each of pid's threads' /proc file `name`."""
-    out = []
+    """Each of pid's threads' /proc file `name`, by thread id."""
+    out = {}
     try:
         tids = os.listdir('/proc/%d/task' % pid)
     except OSError:
@@ -74,25 +74,32 @@ def threads(pid, name):
     for tid in tids:
         try:
             with open('/proc/%d/task/%s/%s' % (pid, tid, name)) as f:
-                out.append(f.read())
+                out[tid] = f.read()
         except OSError:
             pass
     return out
 
 
 def switches(pid):
-    """Context switches (voluntary and not) summed over pid's threads: each wakeup is one."""
-    total = 0
-    for text in threads(pid, 'status'):
-        for line in text.splitlines():
-            if line.startswith(('voluntary_ctxt_switches', 'nonvoluntary_ctxt_switches')):
-                total += int(line.split()[1])
-    return total
+    """Context switches (voluntary and not) of each of pid's threads: each wakeup is one."""
+    counts = {}
+    for tid, text in threads(pid, 'status').items():
+        counts[tid] = sum(int(line.split()[1]) for line in text.splitlines()
+                          if line.startswith(('voluntary_ctxt_switches',
+                                              'nonvoluntary_ctxt_switches')))
+    return counts
 
 
 def run_ns(pid):
-    """Run time in ns summed over pid's threads (schedstat's first field)."""
-    return sum(int(text.split()[0]) for text in threads(pid, 'schedstat') if text.split())
+    """Run time in ns of each of pid's threads (schedstat's first field)."""
+    return {tid: int(text.split()[0]) for tid, text in threads(pid, 'schedstat').items()
+            if text.split()}
+
+
+def since(before, after):
+    """The growth of per-thread counters: a thread that started counts from 0, one that exited
+    takes its counts along (so this can only undercount, never go negative)."""
+    return sum(value - before.get(tid, 0) for tid, value in after.items())
 
 
 class Client:
@@ -161,7 +168,7 @@ def main():
     if pid and idle > 0:
         before = switches(pid)
         time.sleep(idle)
-        still_text += ' unclaimed=%.1f wakeups/min' % ((switches(pid) - before) * 60 / idle)
+        still_text += ' unclaimed=%.1f wakeups/min' % (since(before, switches(pid)) * 60 / idle)
     client = Client(client_argv)
     changes, latencies, missed = [], [], 0
     try:
@@ -176,8 +183,8 @@ def main():
             time.sleep(still)
             sent = int(status(opts['--status']).get('reports_sent', '0')) - sent
             still_text += (' still: wakeups=%.0f/min cpu=%.1f ms/min hub-reports=%.0f/min'
-                           % ((switches(pid) - before) * 60 / still,
-                              (run_ns(pid) - ns) / 1e6 * 60 / still, sent * 60 / still))
+                           % (since(before, switches(pid)) * 60 / still,
+                              since(ns, run_ns(pid)) / 1e6 * 60 / still, sent * 60 / still))
         cpu_before = cpu_seconds(pid) if pid else None
         started = time.monotonic()
         for _ in range(int(opts['--rounds'])):
