@@ -146,7 +146,7 @@ let package = Package(
 
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
-    .target(name: "TestSupport", dependencies: ["JSON"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["JSON", "SystemKit"], path: "Tests/TestSupport"),
     // Runs SensorManager under a umockdev testbed for AccelerometerTests (stdin commands).
     .executableTarget(
       name: "accel-probe",

@@ -197,9 +197,9 @@ public struct HingeState: Sendable, Equatable {
 /// reliable only once every reading has been usable for `reliableHold`.
 ///
 /// **Closed and tablet** read the same (both halves parallel); they are told apart by
-/// continuity: the angle never jumps across the 0/360 seam. With no history (the first reading,
-/// or after an unreliable period that ended far from where it began) a reading at the seam is a
-/// tablet if the display faces up and closed if it faces down.
+/// continuity: the angle never jumps across the 0/360 seam, and a jump to the seam lands on the
+/// side nearer the last angle. With no history (the first reading), or from near flat, a
+/// reading at the seam is a tablet if the display faces up and closed if it faces down.
 ///
 /// **Posture** follows the reliable angle with hysteresis and a settle time, and is held while
 /// the angle is unreliable.
@@ -327,13 +327,16 @@ public struct HingeTracker: Sendable {
     decidePosture(time: time, lidGravity: lid.filtered)
   }
 
-  /// Places `raw` (0..<360) on the continuous 0...360 scale: near the seam it stays on the side
-  /// the angle was on; with no history near the seam, the display's facing decides.
+  /// Places `raw` (0..<360) on the continuous 0...360 scale: near the seam it takes the side
+  /// the shorter way from the last angle (a fold from stand at 270 to 350 ends a tablet, not
+  /// closed: a sensor read at a few hertz while still, or a quick hand, can move the lid by
+  /// tens of degrees between two readings); with no history, or from near flat where both
+  /// ways are about as long, the display's facing decides.
   private func unwrapped(_ raw: Double, lidGravity: Vector3) -> Double {
     let seam = 30.0
     guard raw < seam || raw > 360 - seam else { return raw }
     let nearTablet: Bool
-    if angle.isFinite, angle < 90 || angle > 270 {
+    if angle.isFinite, abs(angle - 180) > seam {
       nearTablet = angle > 180
     } else {
       // The display faces up when gravity points into its back: z (out of the screen) negative.

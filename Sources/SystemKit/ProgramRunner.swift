@@ -65,19 +65,22 @@ public enum ProgramRunner {
   }
 
   /// Starts `arguments` (looked up in PATH) with `environment` added to this process's, stdin
-  /// on /dev/null and stdout, stderr on the descriptors `output`, `errors`; returns its pid
-  /// without waiting (the caller reaps it: `run`, or `HookQueue` on the event loop).
+  /// read from `input` (a path, /dev/null by default) and stdout, stderr on the descriptors
+  /// `output`, `errors`; returns its pid without waiting (the caller reaps it: `run`,
+  /// `HookQueue` on the event loop, or the tests' `ChildProcess`). With `newProcessGroup` the
+  /// child leads a process group of its own, so that whatever it starts can be signalled with it.
   ///
   /// - Throws: `SystemError` `posix_spawnp` (with the program as its path) when the program
-  ///   cannot be started.
+  ///   cannot be started or `input` cannot be opened.
   public static func spawn(
-    _ arguments: [String], environment: [String: String] = [:], output: Int32, errors: Int32
+    _ arguments: [String], environment: [String: String] = [:], input: String = "/dev/null",
+    output: Int32, errors: Int32, newProcessGroup: Bool = false
   ) throws(SystemError) -> pid_t {
     precondition(!arguments.isEmpty)
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
     posix_spawn_file_actions_adddup2(&actions, output, 1)
     posix_spawn_file_actions_adddup2(&actions, errors, 2)
     var attributes = posix_spawnattr_t()
@@ -89,7 +92,9 @@ public enum ProgramRunner {
     var defaults = sigset_t()
     sigfillset(&defaults)
     posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let group = newProcessGroup ? POSIX_SPAWN_SETPGROUP : 0
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | group))
 
     var env: [String: String] = [:]
     var entry = environ

@@ -100,6 +100,21 @@ import Testing
     #expect(tracker.angle < 5)
   }
 
+  @Test func aJumpToTheSeamLandsOnTheSideNearerTheLastAngle() {
+    // A lid moved tens of degrees between two readings (a sensor read at its still rate, a
+    // quick hand), display facing down both times, so only the history can tell.
+    var folded = HingeTracker()
+    var t = Self.hold(&folded, angle: 270, from: 0, seconds: 1)
+    #expect(folded.state.posture == .stand || folded.state.posture == .tent)
+    t = Self.hold(&folded, angle: 350, from: t, seconds: 1)
+    #expect(folded.state.posture == .tablet)
+    #expect(folded.angle > 345)
+    var closing = HingeTracker()
+    t = Self.hold(&closing, angle: 80, from: 0, seconds: 1)
+    Self.hold(&closing, angle: 3, from: t, seconds: 1)
+    #expect(closing.state.posture == .closed)
+  }
+
   @Test func aFirstReadingAtTheSeamIsATabletWhenTheDisplayFacesUp() {
     let lid = HingeGeometry.readings(angle: 0).lid
     #expect(lid.z > 0)  // closed on a table: the display faces down

@@ -1,4 +1,5 @@
 import Glibc
+import SystemKit
 
 /// A program started for a test with `posix_spawn`, its output captured to files.
 ///
@@ -32,39 +33,22 @@ public final class ChildProcess {
     stderrPath = "\(directory)/\(tag).err"
     commandLine = arguments.joined(separator: " ")
 
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    var defaults = sigset_t()
-    sigfillset(&defaults)
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-    var env = ChildProcess.currentEnvironment()
-    for (key, value) in environment { env[key] = value }
-    let envStrings = env.map { "\($0.key)=\($0.value)" }
-
-    var cArgs = arguments.map { strdup($0) } + [nil]
-    var cEnv = envStrings.map { strdup($0) } + [nil]
+    let out = open(stdoutPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let err = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     defer {
-      for p in cArgs { free(p) }
-      for p in cEnv { free(p) }
+      if out >= 0 { close(out) }
+      if err >= 0 { close(err) }
     }
-    var child: pid_t = 0
-    let rc = posix_spawnp(&child, arguments[0], &actions, &attributes, &cArgs, &cEnv)
-    guard rc == 0 else {
-      throw TestFailure("cannot start \(arguments[0]): \(String(cString: strerror(rc)))")
+    guard out >= 0, err >= 0 else {
+      throw TestFailure("cannot create \(stdoutPath): \(String(cString: strerror(errno)))")
+    }
+    let child: pid_t
+    do {
+      child = try ProgramRunner.spawn(
+        arguments, environment: environment, input: stdin, output: out, errors: err,
+        newProcessGroup: true)
+    } catch {
+      throw TestFailure("cannot start \(arguments[0]): \(error)")
     }
     pid = child
   }
@@ -106,9 +90,7 @@ public final class ChildProcess {
 
   /// The exit code once ended: the status, or 128 + signal number.
   public var exitCode: Int32? {
-    guard let s = status else { return nil }
-    if s & 0x7f == 0 { return (s >> 8) & 0xff }
-    return 128 + (s & 0x7f)
+    status.map { ProgramRunner.exitCode(waitStatus: $0) }
   }
 
   /// Kills with SIGKILL and reaps.
@@ -146,19 +128,6 @@ public final class ChildProcess {
       counter += 1
       return counter
     }
-  }
-
-  private static func currentEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var p = environ
-    while let entry = p.pointee {
-      let s = String(cString: entry)
-      if let eq = s.firstIndex(of: "=") {
-        result[String(s[..<eq])] = String(s[s.index(after: eq)...])
-      }
-      p += 1
-    }
-    return result
   }
 }
 

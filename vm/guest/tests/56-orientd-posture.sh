@@ -34,6 +34,20 @@ fold() {
   accel vector "$1"
   base vector "$2"
 }
+# lid_at DEGREES: the lid's reading at that hinge angle with the base flat on a table (in the
+# lid sensor's own frame: (g sin a, 0, g cos a), which the hwdb matrix turns into the display
+# frame). A fold moves only the lid, a step at a time as a real one passes through each angle:
+# closed and tablet read the same, and only continuity tells them apart.
+lid_at() {
+  accel vector "$(awk -v a="$1" 'BEGIN { r = a * atan2(0, -1) / 180; g = 9.80665
+    printf "%.4f 0 %.4f", g * sin(r), g * cos(r) }')"
+}
+# hinge_near DEGREES: the published HingeAngle is within 5 degrees of DEGREES.
+hinge_near() {
+  local v
+  v=$(posture_prop HingeAngle) || return 1
+  awk -v v="${v#d }" -v a="$1" 'BEGIN { d = v - a; exit !(d < 5 && d > -5) }'
+}
 posture_prop() {
   busctl --system get-property "$ORIENTD_NAME" "$POSTURE_PATH" "$POSTURE_IFACE" "$1" 2>&1
 }
@@ -130,9 +144,14 @@ check "TabletMode false, from the hinge" \
   eval '[ "$(posture_prop TabletMode)" = "b false" ] && [ "$(posture_prop TabletModeSource)" = "s \"hinge\"" ]'
 check "the base sensor is read buffered (its buffer is on)" \
   wait_for 10 "the base buffer" eval 'first_line "$BASE_DEV/buffer/enable" && [ "$FIRST_LINE" = 1 ]'
-# Folded all the way and turned display up: a tablet.
-fold "0.8547 0 -9.7693" "0 0 9.80665"
+# Folded all the way back, through flat and stand: a tablet.
+lid_at 180
+check "HingeAngle 180, Posture flat" wait_for 20 "flat" eval 'hinge_near 180 && posture_is flat'
+lid_at 270
+check "HingeAngle 270" wait_for 20 "270 degrees" hinge_near 270
+lid_at 350
 check "Posture tablet" wait_for 20 "tablet" posture_is tablet
+check "HingeAngle 350" hinge_near 350
 check "TabletMode true" eval '[ "$(posture_prop TabletMode)" = "b true" ]'
 check "the evdev reader saw SW_TABLET_MODE 1" wait_for 10 "SW_TABLET_MODE 1" switch_seen 1
 if running libinput; then
@@ -142,8 +161,12 @@ if running libinput; then
   # has come through, since events arrive in order).
   kbd press volumedown
 fi
-# Opened again to laptop.
-fold "9.2152 0 -3.3541" "0 0 -9.80665"
+# Opened again to laptop, the same way back.
+lid_at 270
+check "HingeAngle 270 on the way back" wait_for 20 "270 degrees" hinge_near 270
+lid_at 180
+check "HingeAngle 180 on the way back" wait_for 20 "180 degrees" hinge_near 180
+lid_at 110
 check "Posture laptop again" wait_for 20 "laptop" posture_is laptop
 check "the evdev reader saw SW_TABLET_MODE 0" wait_for 10 "SW_TABLET_MODE 0" switch_seen 0
 if running libinput; then
@@ -161,6 +184,9 @@ cp "$SWITCH_EVENTS" "$TOUT/switch-events.txt"
 stop switch
 stop orientd
 check "orientd removed its switch when it stopped" wait_for 10 "the switch gone" not find_switch
+# Adaptive sampling raised buffer/watermark while still; the kernel takes it back only once the
+# buffer is disabled.
+check "orientd put every attribute back" not grep -q "cannot restore" "$TOUT/orientd.log"
 
 part orientd-firmware-switch
 FW_CTL=$RUNDIR/fw.control
@@ -177,7 +203,7 @@ spawn fw "${PY[@]}" "$GUEST/emu/uinput_keyboard.py" --control "$FW_CTL" --status
   --name "orientd-vm Intel Virtual Buttons" --keys "" --tablet-switch
 require "the firmware-like switch appears" wait_for 20 "its event node" \
   eval 'kv "$FW_STATUS" node && [ -e "$KV_VALUE" ]'
-spawn orientd "$BIN/orientd" --verbose
+spawn orientd-fw "$BIN/orientd" --verbose
 require "orientd owns $ORIENTD_NAME" wait_for 30 "orientd on the bus" bus_has_owner "$ORIENTD_NAME"
 check "TabletModeSource is switch" \
   wait_for 20 "switch" eval '[ "$(posture_prop TabletModeSource)" = "s \"switch\"" ]'
@@ -187,7 +213,7 @@ check "TabletMode follows the firmware switch: true" \
   wait_for 10 "true" eval '[ "$(posture_prop TabletMode)" = "b true" ]'
 fw switch off
 check "and false" wait_for 10 "false" eval '[ "$(posture_prop TabletMode)" = "b false" ]'
-stop orientd
+stop orientd-fw
 stop fw
 stop base
 finish
