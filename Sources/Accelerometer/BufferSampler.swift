@@ -118,14 +118,15 @@ final class BufferSampler: Sampler {
   /// Empty watchdog periods before the owner is told.
   static let stallsBeforeGivingUp = 3
   /// How often a device that was asked to be silent is checked with a polled read.
-  static let quietCheckInterval: Duration = .seconds(60)
+  private let quietCheckInterval: Duration
 
   static let accelChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
 
   /// Sets the device up and starts watching its node, in the order the type's comment gives
   /// (each step is a method of `Setup`).
   ///
-  /// `mayGoSilent` false keeps the strategies that stop the scans of a still device (hub
+  /// `quietCheckInterval` is how often a device asked to be silent is checked with a polled
+  /// read (a minute: one wakeup; tests shorten it). `mayGoSilent` false keeps the strategies that stop the scans of a still device (hub
   /// sensitivity, motion trigger, motion events) out of the choice: for readings paired with
   /// another sensor's.
   ///
@@ -134,12 +135,14 @@ final class BufferSampler: Sampler {
     description: AccelerometerDescription, rate target: Double, bufferLength: Int,
     adaptive: AdaptiveSampling.Parameters = AdaptiveSampling.Parameters(),
     sensitivity: HubSensitivitySetting = .auto, mayGoSilent: Bool = true,
+    quietCheckInterval: Duration = .seconds(60),
     triggers: [TriggerInfo], deviceParent: String?, loop: EventLoop, logger: Logger,
     handler: @escaping (SamplerEvent) -> Void
   ) throws(BufferUnavailable) {
     self.description = description
     self.logger = logger
     self.handler = handler
+    self.quietCheckInterval = quietCheckInterval
     let setup = Setup(
       description: description, journal: SysfsJournal(logger: logger), logger: logger)
     journal = setup.journal
@@ -813,7 +816,7 @@ final class BufferSampler: Sampler {
   private func slowDownWatchdog(_ slow: Bool) {
     guard slow != slowWatchdog, let stallTimer else { return }
     slowWatchdog = slow
-    let period = slow ? BufferSampler.quietCheckInterval : stallTimeout
+    let period = slow ? quietCheckInterval : stallTimeout
     sawData = false
     do {
       try stallTimer.schedule(after: period, interval: period)

@@ -54,6 +54,9 @@ public struct SamplingConfiguration: Equatable, Sendable {
   /// events). Not a file key: `orientd calibrate` and `record` turn it off, since they need
   /// readings while the device lies still.
   public var silentWhileStill = true
+  /// How often a device left silent is checked with one polled read (not a file key: a
+  /// minute costs one wakeup; tests shorten it).
+  public var quietCheckInterval: Duration = .seconds(60)
 
   /// The defaults.
   public init() {}

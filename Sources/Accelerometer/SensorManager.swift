@@ -364,6 +364,7 @@ public final class SensorManager {
           description: d, rate: sampling.bufferedRate, bufferLength: sampling.bufferLength,
           adaptive: sampling.adaptive, sensitivity: sampling.hysteresis,
           mayGoSilent: !paired && sampling.silentWhileStill,
+          quietCheckInterval: sampling.quietCheckInterval,
           triggers: registry.allTriggers, deviceParent: registry.parent(of: syspath), loop: loop,
           logger: logger, handler: handler)
         return .started(buffered, trigger: buffered.attachedTrigger)

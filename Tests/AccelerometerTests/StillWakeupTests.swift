@@ -95,6 +95,57 @@ struct StillWakeupTests {
     #expect(t.stderr.contains("while still: hub sensitivity"), "\(t.stderr)")
   }
 
+  /// With the hub silent by request, a stall is a polled read that moved while no report came:
+  /// one that agrees with the last report is no stall; one that moved is (after three checks
+  /// the owner polls instead).
+  @Test func aSilentHubIsCheckedByAPolledRead() throws {
+    let parent = IIOFixture.parent()
+    var devices = [parent] + IIOFixture.buffered(parent: parent, format: StillWakeupTests.format)
+    let device = devices[1]
+    let leftUp = IIOFixture.raw(.leftUp)
+    devices[1].attributes =
+      devices[1].attributes.filter { !$0.0.hasSuffix("_raw") } + [
+        ("in_accel_hysteresis", "0.000000\n"), ("in_accel_x_raw", "\(leftUp.0)\n"),
+        ("in_accel_y_raw", "\(leftUp.1)\n"), ("in_accel_z_raw", "\(leftUp.2)\n"),
+      ]
+    let still = [(Int, Int, Int)](
+      repeating: IIOFixture.raw(.normal), count: StillWakeupTests.stillScans)
+    let encoded = (still + [leftUp]).map { IIOFixture.record($0, format: StillWakeupTests.format) }
+    var scenario = UMockdevScenario(devices: devices)
+    scenario.spawn([try probe, "-v", "--quiet-check", "0.5"])
+    scenario.expect(#"^sensor \{.*"mode":"buffered""#)
+    scenario.send("start")
+    scenario.expect("^ok start$")
+    // The turn comes 0.1 s after the device is found still, before the first check (0.5 s).
+    scenario.script(
+      device, devnode: "/dev/iio:device0", records: encoded.map(\.bytes), intervalMilliseconds: 2,
+      timestampOffset: encoded[0].timestampOffset, timestampStep: StillWakeupTests.step,
+      pauses: [StillWakeupTests.stillScans: 100])
+    scenario.expect("^sample ", count: StillWakeupTests.stillScans + 1)
+    // Three checks agree with the last report (left-up): silence is no stall.
+    scenario.drain(1.8)
+    scenario.send("status")
+    scenario.expect("^status ")
+    let bottomUp = IIOFixture.raw(.bottomUp)
+    scenario.set(device, "in_accel_x_raw", "\(bottomUp.0)\n")
+    scenario.set(device, "in_accel_y_raw", "\(bottomUp.1)\n")
+    // The device moved and the hub said nothing: after three checks, polled readings.
+    scenario.expect("^sample [0-9]+ -?0\\.000000 9\\.80665", timeout: 20)
+    scenario.send("stop")
+    scenario.expect("^ok stop$")
+    scenario.send("quit")
+    scenario.wait()
+    let t = try scenario.run()
+    #expect(t.failure == nil, "\(t.summary)")
+    let statusIndex = try #require(t.lines.firstIndex { $0.hasPrefix("status ") })
+    let stderr = t.stderr
+    #expect(stderr.contains("the hub sent nothing although the sensor moved"), "\(stderr)")
+    #expect(stderr.contains("polling it instead"), "\(stderr)")
+    // Nothing before the move: the held repeats and the checks that agreed are no stall.
+    #expect(
+      !t.lines[..<statusIndex].contains { $0.contains(#""mode":"polled""#) }, "\(t.summary)")
+  }
+
   @Test func hardwareFIFOBatchesWithTheTriggerDetached() throws {
     let parent = IIOFixture.parent()
     var devices = [parent] + IIOFixture.buffered(parent: parent, format: StillWakeupTests.format)
