@@ -42,6 +42,7 @@ TEST_PKGS=(
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
   libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does
+  polkitd              # PolkitTests: the real verdicts on net.hadess.SensorProxy claims (private bus)
 )
 
 missing=()

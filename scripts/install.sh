@@ -16,6 +16,8 @@
 # DBUSPOLICYDIR  system bus policy (default /usr/share/dbus-1/system.d for PREFIX=/usr,
 #             otherwise /etc/dbus-1/system.d: the bus reads only those two)
 # DBUSSERVICEDIR bus activation files (default $PREFIX/share/dbus-1/system-services)
+# POLKITACTIONDIR polkit actions (default /usr/share/polkit-1/actions whatever PREFIX is: the
+#             only directory polkitd reads them from)
 # MANDIR      manual pages (default $PREFIX/share/man; built from man/*.scd with scdoc)
 # COMPLETIONDIR bash completions (default $PREFIX/share/bash-completion/completions)
 # SKIP_BUILD  use the build already there
@@ -35,6 +37,7 @@ UNITDIR=${UNITDIR:-$PREFIX/lib/systemd/system}
 UDEVDIR=${UDEVDIR:-$udev_default}
 DBUSPOLICYDIR=${DBUSPOLICYDIR:-$policy_default}
 DBUSSERVICEDIR=${DBUSSERVICEDIR:-$PREFIX/share/dbus-1/system-services}
+POLKITACTIONDIR=${POLKITACTIONDIR:-/usr/share/polkit-1/actions}
 DOCDIR=$PREFIX/share/doc/orientd
 MANDIR=${MANDIR:-$PREFIX/share/man}
 COMPLETIONDIR=${COMPLETIONDIR:-$PREFIX/share/bash-completion/completions}
@@ -59,6 +62,8 @@ fi
 if [ -x "$bin/orientcam" ]; then put 0755 "$bin/orientcam" "$PREFIX/bin/orientcam"; fi
 
 put 0644 dbus/orientd.conf "$DBUSPOLICYDIR/orientd.conf"
+# The claim action net.hadess.SensorProxy.claim-sensor (polkitd notices new files by itself).
+put 0644 polkit/org.orientd.SensorProxy.policy "$POLKITACTIONDIR/org.orientd.SensorProxy.policy"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 sed "s|^Exec=.*|Exec=$PREFIX/bin/orientd|" dbus/org.orientd.Orientation1.service > "$tmp"

@@ -49,6 +49,9 @@ public enum AmbientDriver: Hashable, Sendable, CustomStringConvertible {
   /// An IIO attribute polled on a timer: `channel` is the attribute's name without the
   /// `_raw`/`_input` suffix, e.g. `in_illuminance`; `attribute` the file read.
   case iioPoll(attribute: String)
+  /// An IIO channel read through the buffer (`/dev/iio:deviceN`): `channel` is the scan
+  /// element's name, e.g. `in_illuminance`, for devices that have no attribute to poll.
+  case iioBuffer(channel: String)
   /// An applesmc-style hwmon `light` attribute: `(left,right)`.
   case hwmonLight
   /// An input switch (`SW_FRONT_PROXIMITY`) on the event node `node`, read as events arrive.
@@ -56,10 +59,11 @@ public enum AmbientDriver: Hashable, Sendable, CustomStringConvertible {
   /// A source from another subsystem, named for logs and listings.
   case external(String)
 
-  /// `iio-poll`, `hwmon` or the external name: as `--list-sensors` shows it.
+  /// `iio-poll`, `iio-buffer`, `hwmon` or the external name: as `--list-sensors` shows it.
   public var description: String {
     switch self {
     case .iioPoll(let attribute): "iio-poll \(attribute)"
+    case .iioBuffer(let channel): "iio-buffer \(channel)"
     case .hwmonLight: "hwmon light"
     case .inputSwitch(let node): "input-switch \(node)"
     case .external(let name): name
@@ -78,6 +82,8 @@ public struct AmbientDescription: Hashable, Sendable {
   public var sysname: String
   /// The sysfs `name` attribute, if any.
   public var name: String?
+  /// The character device (`/dev/iio:deviceN`), for buffered reading.
+  public var devnode: String?
   /// How it is read.
   public var driver: AmbientDriver
   /// Why orientd took it for this kind, e.g. `udev IIO_SENSOR_PROXY_TYPE=iio-poll-als`.
@@ -114,6 +120,12 @@ public struct AmbientDescription: Hashable, Sendable {
     ("in_intensity_clear_raw", .vendor), ("in_intensity_both_raw", .vendor),
     ("in_intensity_raw", .vendor),
   ]
+  /// The light channels read through the buffer when no attribute can be polled, with their
+  /// unit (the HID sensor hub's light sensor on some machines offers only these).
+  static let bufferedLightChannels: [(String, LightUnit)] = [
+    ("in_illuminance", .lux), ("in_illuminance0", .lux), ("in_intensity_clear", .vendor),
+    ("in_intensity_both", .vendor), ("in_intensity", .vendor),
+  ]
   /// The proximity attributes tried.
   static let proximityAttributes = ["in_proximity_raw", "in_proximity0_raw"]
   /// The heading attributes tried: tilt compensated first, magnetic before true north.
@@ -141,9 +153,10 @@ public struct AmbientDescription: Hashable, Sendable {
   ///   - property: a udev property of the device.
   ///   - read: a sysfs attribute's text (trimmed), `nil` if absent.
   /// - Returns: the sensors found and the reasons tagged kinds could not be used.
+  ///   - devnode: the device node, if any (a buffered channel needs one).
   public static func describe(
-    syspath: String, sysname: String, subsystem: String, property: (String) -> String?,
-    read: (String) -> String?
+    syspath: String, sysname: String, subsystem: String, devnode: String? = nil,
+    property: (String) -> String?, read: (String) -> String?
   ) -> (sensors: [AmbientDescription], problems: [String]) {
     let tags = Set((property("IIO_SENSOR_PROXY_TYPE") ?? "").split(separator: " ").map(String.init))
     func tagged(_ kind: AmbientKind) -> String? {
@@ -157,6 +170,25 @@ public struct AmbientDescription: Hashable, Sendable {
     // magnetometer has `in_rot_scale` for every `in_rot_from_north_*` channel).
     func calibration(_ channel: String, _ what: String) -> Double? {
       number("\(channel)_\(what)") ?? number("\(channelType(channel))_\(what)")
+    }
+    /// The first of `channels` the device can stream (a scan element and a node to read).
+    func buffered(_ channels: [String]) -> String? {
+      guard devnode != nil else { return nil }
+      return channels.first { read("scan_elements/\($0)_en") != nil }
+    }
+    /// A sensor of `kind` read through the buffer's `channel`, with its scale and offset.
+    func bufferedSensor(_ kind: AmbientKind, _ channel: String, unit: LightUnit = .lux)
+      -> AmbientDescription
+    {
+      var d = AmbientDescription(
+        kind: kind, syspath: syspath, sysname: sysname, name: name,
+        driver: .iioBuffer(channel: channel),
+        classifiedBy: tagged(kind) ?? "sysfs scan_elements/\(channel)_en")
+      d.devnode = devnode
+      d.unit = unit
+      d.scale = calibration(channel, "scale") ?? 1
+      d.offset = calibration(channel, "offset") ?? 0
+      return d
     }
 
     if subsystem == "iio" {
@@ -172,10 +204,13 @@ public struct AmbientDescription: Hashable, Sendable {
           d.offset = calibration(channel, "offset") ?? 0
         }
         sensors.append(d)
+      } else if let channel = buffered(bufferedLightChannels.map(\.0)) {
+        let unit = bufferedLightChannels.first { $0.0 == channel }?.1 ?? .lux
+        sensors.append(bufferedSensor(.light, channel, unit: unit))
       } else if let tag = tagged(.light) {
         problems.append(
           "\(sysname): \(tag) but no in_illuminance_{input,raw} or in_intensity_*_raw "
-            + "attribute to poll (a buffer-only light sensor is not read by orientd)")
+            + "attribute to poll and no such scan element with a device node to read")
       }
       if let attribute = proximityAttributes.first(where: { read($0) != nil }) {
         let channel = channelName(attribute)
@@ -203,8 +238,11 @@ public struct AmbientDescription: Hashable, Sendable {
         d.scale = calibration(channel, "scale") ?? 1
         d.offset = calibration(channel, "offset") ?? 0
         sensors.append(d)
+      } else if let channel = buffered(compassAttributes.map(channelName)) {
+        sensors.append(bufferedSensor(.compass, channel))
       } else if let tag = tagged(.compass) {
-        problems.append("\(sysname): \(tag) but no in_rot_from_north_*_raw attribute")
+        problems.append(
+          "\(sysname): \(tag) but no in_rot_from_north_*_raw attribute or scan element")
       }
     } else if read("light") != nil {
       var d = AmbientDescription(
@@ -263,17 +301,23 @@ public struct AmbientInterpreter: Sendable {
       // A switch's value: 1 near, 0 far (InputProximitySource reads it from libevdev).
       guard let raw = parseNumber(text) else { return nil }
       return .proximity(near: raw != 0)
-    case .iioPoll, .external:
+    case .iioPoll, .iioBuffer, .external:
       guard let raw = parseNumber(text) else { return nil }
-      let value = (raw + description.offset) * description.scale
-      switch description.kind {
-      case .light: return .light(max(0, value), description.unit)
-      case .compass: return .compass(heading: value)
-      case .proximity:
-        let level = description.nearLevel ?? 0
-        near = near ? raw >= level * AmbientInterpreter.farFraction : raw > level
-        return .proximity(near: near)
-      }
+      return interpret(raw: raw)
+    }
+  }
+
+  /// The reading for a raw channel value (a polled attribute's number, a buffered scan's
+  /// element): offset and scale applied, the proximity margin kept.
+  public mutating func interpret(raw: Double) -> AmbientReading {
+    let value = (raw + description.offset) * description.scale
+    switch description.kind {
+    case .light: return .light(max(0, value), description.unit)
+    case .compass: return .compass(heading: value)
+    case .proximity:
+      let level = description.nearLevel ?? 0
+      near = near ? raw >= level * AmbientInterpreter.farFraction : raw > level
+      return .proximity(near: near)
     }
   }
 }

@@ -55,7 +55,7 @@ public final class PolledAmbientSource: AmbientSource {
   public var path: String {
     switch info.driver {
     case .iioPoll(let attribute): "\(info.syspath)/\(attribute)"
-    case .hwmonLight, .external, .inputSwitch: "\(info.syspath)/light"
+    case .hwmonLight, .external, .inputSwitch, .iioBuffer: "\(info.syspath)/light"
     }
   }
 
@@ -257,7 +257,7 @@ public final class AmbientSensors {
       return
     }
     let (sensors, problems) = AmbientDescription.describe(
-      syspath: syspath, sysname: device.sysname, subsystem: subsystem,
+      syspath: syspath, sysname: device.sysname, subsystem: subsystem, devnode: device.devnode,
       property: { device.property($0) }, read: { Sysfs.readIfPresent("\(syspath)/\($0)") })
     for problem in problems where reported.insert(problem).inserted { logger.warning(problem) }
     found[syspath] = sensors.isEmpty ? nil : sensors
@@ -277,6 +277,9 @@ public final class AmbientSensors {
       if let running = sources[kind], running.info == info { return running }
       if case .inputSwitch = info.driver {
         return InputProximitySource(info, loop: loop, logger: logger)
+      }
+      if case .iioBuffer = info.driver {
+        return AmbientBufferSource(info, loop: loop, logger: logger)
       }
       return PolledAmbientSource(
         info, interval: intervals[kind] ?? .milliseconds(500), loop: loop,

@@ -69,8 +69,8 @@ public struct AmbientClaims: Equatable, Sendable {
 }
 
 /// Light, proximity and the compass: claims (per client, the first one answered after a
-/// fresh reading or `claimReplyBound`), the polkit check, reading only while claimed, and the
-/// state the daemon publishes. The daemon owns one; it calls `publish` with the kind whose
+/// fresh reading or `claimReplyBound`), reading only while claimed, and the state the daemon
+/// publishes (the polkit check is the daemon's `ClaimGate`, before the call gets here). The daemon owns one; it calls `publish` with the kind whose
 /// properties changed, so each change goes to that kind's claimers only.
 final class AmbientService {
   /// The current values.
@@ -86,7 +86,6 @@ final class AmbientService {
   private let logger: Logger
   private let claimReplyBound: Duration
   private var tracker: DBusClientTracker?
-  private var polkit: PolkitAuthority?
   private var held: [AmbientKind: [DBusMethodInvocation]] = [:]
   private var holdTimers: [AmbientKind: EventLoop.Timer] = [:]
 
@@ -104,12 +103,11 @@ final class AmbientService {
     try sensors.begin()
   }
 
-  /// Starts tracking claimers on `connection` and checking claims with polkit.
-  func attach(_ connection: DBusConnection, polkitAction: String?) {
+  /// Starts tracking claimers on `connection`.
+  func attach(_ connection: DBusConnection) {
     tracker = DBusClientTracker(connection: connection) { [weak self] name in
       self?.vanished(name)
     }
-    polkit = polkitAction.map { PolkitAuthority(connection: connection, action: $0) }
   }
 
   /// Drops every claim and stops reading (shutdown).
@@ -120,41 +118,17 @@ final class AmbientService {
       holdTimers.removeValue(forKey: kind)?.cancel()
     }
     tracker = nil
-    polkit = nil
   }
 
   // MARK: Claims
 
-  /// `ClaimLight`, `ClaimProximity`, `ClaimCompass`.
+  /// `ClaimLight`, `ClaimProximity`, `ClaimCompass` (already authorized).
   func claim(_ invocation: DBusMethodInvocation, _ kind: AmbientKind) {
     let sender = invocation.sender
     guard !sender.isEmpty else {
       invocation.reply()
       return
     }
-    guard let polkit else {
-      grant(invocation, kind)
-      return
-    }
-    polkit.check(sender) { [weak self] verdict in
-      guard let self else { return invocation.reply() }
-      switch verdict {
-      case .allowed:
-        self.grant(invocation, kind)
-      case .denied:
-        self.logger.info("polkit refused \(sender)'s claim of the \(kind) sensor")
-        invocation.fail(.accessDenied, "Sensor claim not allowed")
-      case .unavailable(let why):
-        // No polkit daemon (a minimal system, the tests): the bus policy is the only gate,
-        // as it was before iio-sensor-proxy 3.4.
-        self.logger.debug("polkit unavailable (\(why)); allowing \(sender)'s \(kind) claim")
-        self.grant(invocation, kind)
-      }
-    }
-  }
-
-  private func grant(_ invocation: DBusMethodInvocation, _ kind: AmbientKind) {
-    let sender = invocation.sender
     let first = claims.claim(sender, kind)
     tracker?.track(sender)
     logger.debug("\(sender) claimed the \(kind) sensor")
@@ -168,6 +142,9 @@ final class AmbientService {
       armHoldTimer(kind)
       return
     }
+    // A later claimer is answered with the first one while the sensor is still starting,
+    // otherwise at once, without a PropertiesChanged of its own: iio-sensor-proxy does the
+    // same, and its clients read the properties after the claim returns.
     if !(held[kind] ?? []).isEmpty {
       held[kind, default: []].append(invocation)
       return
@@ -247,64 +224,5 @@ final class AmbientService {
       publish?(reading.kind, next)
     }
     if held[reading.kind] != nil { answerHeld(reading.kind) }
-  }
-}
-
-/// Asks polkit (`org.freedesktop.PolicyKit1.Authority.CheckAuthorization`) whether a bus
-/// client may do `action`, as iio-sensor-proxy 3.4+ does for its claims.
-final class PolkitAuthority {
-  /// What polkit said.
-  enum Verdict: Equatable {
-    /// Authorized.
-    case allowed
-    /// Not authorized.
-    case denied
-    /// polkit is not on the bus, or does not know the action (iio-sensor-proxy's policy file
-    /// is not installed): the reason.
-    case unavailable(String)
-  }
-
-  let connection: DBusConnection
-  /// The action id, e.g. `net.hadess.SensorProxy.claim-sensor`.
-  let action: String
-
-  /// The errors that mean no polkit daemon is on the bus (then claims are allowed).
-  static let absent: Set<DBusError.Name> = [.serviceUnknown, .nameHasNoOwner]
-
-  init(connection: DBusConnection, action: String) {
-    self.connection = connection
-    self.action = action
-  }
-
-  /// Checks `sender` (a unique name) without interaction; `done` runs on the loop.
-  func check(_ sender: String, _ done: @escaping (Verdict) -> Void) {
-    let subject = DBusValue.structure([
-      .string("system-bus-name"), .stringVariantDictionary(["name": .string(sender)]),
-    ])
-    let details = DBusValue.dictionary(key: .string, value: .string, [])
-    guard let path = try? DBusObjectPath("/org/freedesktop/PolicyKit1/Authority") else {
-      return done(.unavailable("bad object path"))
-    }
-    connection.call(
-      destination: "org.freedesktop.PolicyKit1", path: path,
-      interface: "org.freedesktop.PolicyKit1.Authority", member: "CheckAuthorization",
-      arguments: [subject, .string(action), details, .uint32(0), .string("")],
-      timeoutMilliseconds: 5000
-    ) { result in
-      switch result {
-      case .success(let values):
-        guard case .structure(let fields)? = values.first, case .boolean(let ok)? = fields.first
-        else { return done(.unavailable("unexpected reply \(values)")) }
-        done(ok ? .allowed : .denied)
-      case .failure(let error)
-      where PolkitAuthority.absent.contains(error.name)
-        || error.message.contains("is not registered"):
-        done(.unavailable("\(error.name.rawValue): \(error.message)"))
-      case .failure(let error):
-        // polkit is there but failed: refuse rather than let a broken policy grant access.
-        done(.denied)
-        _ = error
-      }
-    }
   }
 }

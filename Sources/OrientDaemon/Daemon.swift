@@ -79,6 +79,7 @@ public final class OrientDaemon {
   private var detector: OrientationDetector
   private var connection: DBusConnection?
   private var tracker: DBusClientTracker?
+  private var gate: ClaimGate?
   private var ownedNames: [String] = []
   private var held: [(invocation: DBusMethodInvocation, api: ClaimAPI)] = []
   private var holdTimer: EventLoop.Timer?
@@ -99,8 +100,9 @@ public final class OrientDaemon {
   public static let orientdName = "org.orientd.Orientation1"
   /// iio-sensor-proxy's bus name and interface.
   public static let sensorProxyName = "net.hadess.SensorProxy"
-  /// The polkit action iio-sensor-proxy 3.4+ checks on claims (orientd: light, proximity,
-  /// compass), so that rules written for it apply to orientd too.
+  /// The polkit action iio-sensor-proxy 3.4+ checks on every claim and release of its API
+  /// (orientd too, with polkit/org.orientd.SensorProxy.policy), so that rules written for it
+  /// apply to orientd.
   public static let claimSensorAction = "net.hadess.SensorProxy.claim-sensor"
 
   private static func path(_ text: String) -> DBusObjectPath {
@@ -194,8 +196,15 @@ public final class OrientDaemon {
       ambientClaim: { [weak self] invocation, kind in
         if let self { self.ambient.claim(invocation, kind) } else { invocation.reply() }
       },
-      ambientRelease: { [weak self] sender, kind in self?.ambient.release(sender, kind) })
-    ambient.attach(connection, polkitAction: OrientDaemon.claimSensorAction)
+      ambientRelease: { [weak self] sender, kind in self?.ambient.release(sender, kind) },
+      authorize: { [weak self] invocation, proceed in
+        guard let self, let gate = self.gate, self.exitStatus == nil else { return proceed() }
+        gate.authorize(invocation, then: proceed)
+      })
+    gate = ClaimGate(
+      authority: PolkitAuthority(connection: connection, action: OrientDaemon.claimSensorAction),
+      logger: logger.child("polkit"))
+    ambient.attach(connection)
     do {
       try connection.export([BusInterfaces.orientd(handlers)], at: OrientDaemon.orientdPath)
       try publish(OrientdProperty.self, at: OrientDaemon.orientdPath, to: nil, on: connection)
@@ -271,6 +280,8 @@ public final class OrientDaemon {
     manager.stop()
     posture.shutdown()
     ambient.stopAll()
+    gate?.cancelAll()
+    gate = nil
     answerHeld()
     holdTimer?.cancel()
     holdTimer = nil

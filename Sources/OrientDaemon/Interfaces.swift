@@ -22,6 +22,11 @@ enum BusInterfaces {
     }
     /// `ReleaseLight`, `ReleaseProximity`, `ReleaseCompass`.
     var ambientRelease: (String, AmbientKind) -> Void = { _, _ in }
+    /// Runs the closure once the caller may claim and release through iio-sensor-proxy's API
+    /// (polkit), or fails the invocation; orientd's own API is not checked.
+    var authorize: (DBusMethodInvocation, @escaping () -> Void) -> Void = { _, proceed in
+      proceed()
+    }
   }
 
   /// `org.orientd.Orientation1.Error.NoAccelerometer`: `GetReading` with no sensor.
@@ -50,33 +55,38 @@ enum BusInterfaces {
       properties: OrientdProperty.allCases.map(DBusProperty.published))
   }
 
-  /// `Claim<Kind>`/`Release<Kind>` of an ambient sensor.
+  /// `Claim<Kind>`/`Release<Kind>` of an ambient sensor, each authorized first.
   private static func ambientMethods(_ h: Handlers, _ kind: AmbientKind, _ name: String)
     -> [DBusMethod]
   {
     [
       DBusMethod("Claim\(name)") { (invocation) throws(DBusError) in
-        h.ambientClaim(invocation, kind)
+        h.authorize(invocation) { h.ambientClaim(invocation, kind) }
       },
-      DBusMethod("Release\(name)") { (invocation) throws(DBusError) -> [DBusValue] in
-        h.ambientRelease(invocation.sender, kind)
-        return []
+      DBusMethod("Release\(name)") { (invocation) throws(DBusError) in
+        h.authorize(invocation) {
+          h.ambientRelease(invocation.sender, kind)
+          invocation.reply()
+        }
       },
     ]
   }
 
   /// `net.hadess.SensorProxy` at `/net/hadess/SensorProxy`: iio-sensor-proxy's accelerometer,
-  /// ambient light and proximity.
+  /// ambient light and proximity. Every claim and release is authorized first (3.4+ checks
+  /// releases too).
   static func sensorProxy(_ h: Handlers) -> DBusInterface {
     DBusInterface(
       SensorProxyProperty.interface,
       methods: [
         DBusMethod("ClaimAccelerometer") { (invocation) throws(DBusError) in
-          h.claim(invocation, .sensorProxy)
+          h.authorize(invocation) { h.claim(invocation, .sensorProxy) }
         },
-        DBusMethod("ReleaseAccelerometer") { (invocation) throws(DBusError) -> [DBusValue] in
-          h.release(invocation.sender, .sensorProxy)
-          return []
+        DBusMethod("ReleaseAccelerometer") { (invocation) throws(DBusError) in
+          h.authorize(invocation) {
+            h.release(invocation.sender, .sensorProxy)
+            invocation.reply()
+          }
         },
       ] + ambientMethods(h, .light, "Light") + ambientMethods(h, .proximity, "Proximity"),
       properties: SensorProxyProperty.allCases.map(DBusProperty.published),

@@ -5,11 +5,12 @@ import Testing
 /// device; the daemon tests read the same shapes from umockdev).
 struct AmbientDescriptionTests {
   private func describe(
-    _ attributes: [String: String], subsystem: String = "iio", udev: [String: String] = [:]
+    _ attributes: [String: String], subsystem: String = "iio", udev: [String: String] = [:],
+    devnode: String? = nil
   ) -> (sensors: [AmbientDescription], problems: [String]) {
     AmbientDescription.describe(
       syspath: "/sys/devices/x/iio:device1", sysname: "iio:device1", subsystem: subsystem,
-      property: { udev[$0] }, read: { attributes[$0] })
+      devnode: devnode, property: { udev[$0] }, read: { attributes[$0] })
   }
 
   @Test func rawIlluminanceUsesScaleAndOffsetInLux() throws {
@@ -107,6 +108,30 @@ struct AmbientDescriptionTests {
     #expect(found.sensors.isEmpty)
     #expect(found.problems.count == 1)
     #expect(found.problems.first?.contains("iio-buffer-als") == true)
+  }
+
+  /// A channel that is only a scan element is read through the node (with the attribute's
+  /// calibration); a polled attribute, when there is one, is preferred.
+  @Test func aScanElementWithANodeIsReadBuffered() throws {
+    let found = describe(
+      [
+        "scan_elements/in_illuminance_en": "0", "in_illuminance_scale": "0.1",
+        "scan_elements/in_rot_from_north_magnetic_tilt_comp_en": "0", "in_rot_scale": "0.5",
+      ], udev: ["IIO_SENSOR_PROXY_TYPE": "iio-buffer-als iio-buffer-compass"],
+      devnode: "/dev/iio:device1")
+    #expect(found.problems.isEmpty)
+    let light = try #require(found.sensors.first { $0.kind == .light })
+    #expect(light.driver == .iioBuffer(channel: "in_illuminance"))
+    #expect(light.devnode == "/dev/iio:device1" && light.scale == 0.1 && light.unit == .lux)
+    var interpreter = AmbientInterpreter(light)
+    #expect(interpreter.interpret(raw: 550) == .light(55, .lux))
+    let compass = try #require(found.sensors.first { $0.kind == .compass })
+    #expect(compass.driver == .iioBuffer(channel: "in_rot_from_north_magnetic_tilt_comp"))
+    #expect(compass.scale == 0.5)
+    let polled = describe(
+      ["scan_elements/in_illuminance_en": "0", "in_illuminance_raw": "5"],
+      devnode: "/dev/iio:device1")
+    #expect(polled.sensors.first?.driver == .iioPoll(attribute: "in_illuminance_raw"))
   }
 
   @Test func anAccelerometerIsNoAmbientSensor() {

@@ -204,4 +204,92 @@ struct AmbientTests {
       ambient.compactMap { $0["kind"]?.stringValue } == ["light", "light", "proximity", "compass"])
     #expect(ambient.contains { $0["near_level"] == .number(128) })
   }
+
+  /// A light sensor with no attribute to poll, only the scan element (the VM's HID sensor hub
+  /// light sensor as recorded, its `_raw` attributes removed: Tests/Fixtures/umockdev/
+  /// hid-als-buffered.umockdev): read through `/dev/iio:device0` while claimed, its scans
+  /// scaled like the attribute (0.1 lux), and put back as found afterwards.
+  @Test func aBufferOnlyLightSensorIsReadThroughItsNode() throws {
+    let devices = try UMockdevDevice.parse(
+      record: readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/hid-als-buffered.umockdev"))
+    let als = try #require(devices.first)
+    let fixture = try DaemonFixture(devices: devices)
+    let sysfs = fixture.testbed.root + als.syspath
+    func attribute(_ name: String) -> String { readFile("\(sysfs)/\(name)") }
+    #expect(try get(fixture, "HasAmbientLight") == "b true")
+    #expect(
+      fixture.log.contains("light sensor iio:device0 (iio-buffer in_illuminance"), "\(fixture.log)")
+    #expect(attribute("buffer/enable") == "0\n")
+    #expect(
+      !fixture.testbed.openFiles().contains { $0.hasPrefix("/dev/") && !$0.hasPrefix("/dev/null") })
+
+    // 550 and, 2 s later, 1500 tenths of lux, as le:s32 scans of the one enabled channel (one
+    // script per node: umockdev takes no second one).
+    func scans(_ raw: Int32, _ count: Int) -> [[UInt8]] {
+      Array(repeating: withUnsafeBytes(of: raw.littleEndian) { Array($0) }, count: count)
+    }
+    let monitor = try fixture.start(["stdbuf", "-oL", "monitor-sensor"])
+    #expect(waitFor(timeout: 10) { attribute("buffer/enable") == "1\n" }, "\(fixture.log)")
+    #expect(attribute("scan_elements/in_illuminance_en") == "1\n")
+    #expect(attribute("scan_elements/in_intensity_both_en") == "0\n")
+    try fixture.testbed.perform {
+      $0.script(
+        als, devnode: "/dev/iio:device0", records: scans(550, 5) + scans(1500, 5),
+        intervalMilliseconds: 50, pauses: [5: 2000])
+    }
+    #expect(
+      waitFor(timeout: 15) {
+        monitor.standardOutput.contains("Light changed: 55.000000 (lux)")
+          || monitor.standardOutput.contains("=== Has ambient light sensor (value: 55.000000")
+      }, "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
+    #expect(
+      waitFor(timeout: 15) { monitor.standardOutput.contains("Light changed: 150.000000 (lux)") },
+      "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
+
+    // The client gone, the buffer is off and the channel disabled again; the node is closed.
+    monitor.killNow()
+    #expect(waitFor(timeout: 10) { attribute("buffer/enable") == "0\n" }, "\(fixture.log)")
+    #expect(attribute("scan_elements/in_illuminance_en") == "0\n")
+    #expect(attribute("trigger/current_trigger") == "als-dev0\n")
+  }
+
+  /// The VM's hid-sensor-magn-3d recording with its heading attribute removed: the heading is
+  /// read from scans of `in_rot_from_north_magnetic_tilt_comp` alone (index 3, le:s32, scale
+  /// 1), on a bus granting root the compass.
+  @Test func aBufferOnlyCompassIsReadThroughItsNode() throws {
+    let recording = readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/hid-magn.umockdev")
+    // UMockdevDevice.parse reads P/N/E/A lines; the heading's _raw goes, as on a hub without it.
+    let kept = recording.split(separator: "\n", omittingEmptySubsequences: false).filter {
+      !$0.hasPrefix("H: ") && !$0.hasPrefix("L: ")
+        && !$0.hasPrefix("A: in_rot_from_north_magnetic_tilt_comp_raw=")
+    }
+    let devices = try UMockdevDevice.parse(record: kept.joined(separator: "\n"))
+      .filter { $0.node != "uhid" }
+    let magn = try #require(devices.first)
+    let (bus, policy) = try PrivateBus.compassGrantedToRoot()
+    defer { withExtendedLifetime(policy) {} }
+    let fixture = try DaemonFixture(devices: devices, bus: bus)
+    #expect(
+      fixture.log.contains("compass sensor iio:device2 (iio-buffer in_rot_from_north_magnetic"),
+      "\(fixture.log)")
+    // 90 degrees, queued on the node before the claim: the claim's reply waits for it.
+    try fixture.testbed.perform {
+      $0.script(
+        magn, devnode: "/dev/iio:device2",
+        records: Array(
+          repeating: withUnsafeBytes(of: Int32(90).littleEndian) { Array($0) }, count: 3),
+        intervalMilliseconds: 20)
+    }
+    let base = ["busctl", "--address=\(bus.address)"]
+    let path = ["net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass"]
+    let claim = try fixture.client(
+      base + ["call"] + path + ["net.hadess.SensorProxy.Compass", "ClaimCompass"])
+    #expect(claim.status == 0, "\(claim)\n\(fixture.log)")
+    let heading = try fixture.client(
+      base + ["get-property"] + path + ["net.hadess.SensorProxy.Compass", "CompassHeading"])
+    #expect(heading.stdout.trimmingCharacters() == "d 90", "\(heading)\n\(fixture.log)")
+    let sysfs = fixture.testbed.root + magn.syspath
+    #expect(waitFor(timeout: 10) { readFile("\(sysfs)/buffer/enable") == "0\n" }, "\(fixture.log)")
+    #expect(readFile("\(sysfs)/scan_elements/in_rot_from_north_magnetic_tilt_comp_en") == "0\n")
+  }
 }

@@ -12,6 +12,7 @@ import Testing
         "/usr/share/dbus-1/system-services/org.orientd.Orientation1.service",
         "/usr/share/dbus-1/interfaces/org.orientd.Orientation1.xml",
         "/usr/share/dbus-1/interfaces/net.hadess.SensorProxy.xml",
+        "/usr/share/polkit-1/actions/org.orientd.SensorProxy.policy",
         "/usr/lib/systemd/system/orientd.service", "/usr/lib/udev/rules.d/80-orientd.rules",
         "/usr/share/doc/orientd/orientd.conf.example",
         "/usr/share/doc/orientd/61-sensor-local.hwdb.example",
@@ -24,6 +25,7 @@ import Testing
       "/usr/local",
       [
         "/usr/local/bin/orientd", "/etc/dbus-1/system.d/orientd.conf",
+        "/usr/share/polkit-1/actions/org.orientd.SensorProxy.policy",
         "/usr/local/share/dbus-1/system-services/org.orientd.Orientation1.service",
         "/usr/local/lib/systemd/system/orientd.service", "/etc/udev/rules.d/80-orientd.rules",
         "/usr/local/share/man/man8/orientd.8",

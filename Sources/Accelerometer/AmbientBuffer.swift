@@ -1,0 +1,164 @@
+import Glibc
+import OrientLog
+import SystemKit
+
+/// Reads one ambient channel (light, compass heading) through the IIO buffer, for devices
+/// that expose it only as a scan element (`scan_elements/in_illuminance_en`, no `_raw` to poll;
+/// iio-sensor-proxy's `iio-buffer-als` and `iio-buffer-compass`).
+///
+/// Started (a claim): the node is opened and the channel enabled alone (`BufferSetup`, shared
+/// with the accelerometer's `BufferSampler`), the device's own trigger attached when it has
+/// none, the buffer enabled; each batch of scans read when the node is readable gives one
+/// reading, its last scan's. Stopped: the node is closed and every sysfs setting put back.
+/// There is no stall watchdog: a sensor hub reports light only when it changes, so silence is
+/// the normal state of a steady light.
+public final class AmbientBufferSource: AmbientSource {
+  /// The sensor.
+  public let info: AmbientDescription
+  private let loop: EventLoop
+  private let logger: Logger
+  private var interpreter: AmbientInterpreter
+  private var problems = LogOnce()
+  private var running: Running?
+
+  /// What is open while started.
+  private struct Running {
+    let journal: SysfsJournal
+    let file: FileDescriptor
+    let watch: EventLoop.Watch
+    let layout: ScanLayout
+    let element: ScanLayout.Element
+    let deliver: (AmbientReading) -> Void
+  }
+
+  private var pending: [UInt8] = []
+
+  /// A source for `info` (its driver is `.iioBuffer`).
+  public init(_ info: AmbientDescription, loop: EventLoop, logger: Logger) {
+    self.info = info
+    self.loop = loop
+    self.logger = logger
+    interpreter = AmbientInterpreter(info)
+  }
+
+  deinit { stop() }
+
+  /// Sets the buffer up and starts reading.
+  ///
+  /// - Throws: `SystemError` saying what failed (the node busy, a scan element missing);
+  ///   everything changed is put back first.
+  public func start(deliver: @escaping (AmbientReading) -> Void) throws(SystemError) {
+    stop()
+    guard case .iioBuffer(let channel) = info.driver, let devnode = info.devnode else {
+      throw SystemError(.invalidArgument, operation: "buffered read of", path: info.syspath)
+    }
+    interpreter = AmbientInterpreter(info)
+    do {
+      running = try open(channel: channel, devnode: devnode, deliver: deliver)
+    } catch {
+      throw SystemError(
+        error.deviceGone ? .noSuchDevice : .ioError, operation: error.reason, path: nil)
+    }
+    logger.info("\(info.sysname): reading \(channel) buffered from \(devnode)")
+  }
+
+  private func open(
+    channel: String, devnode: String, deliver: @escaping (AmbientReading) -> Void
+  ) throws(BufferUnavailable) -> Running {
+    let setup = BufferSetup(
+      syspath: info.syspath, device: info.sysname, journal: SysfsJournal(logger: logger),
+      logger: logger)
+    let file = try setup.openNode(devnode)
+    let layout = try setup.enableChannels([channel], timestamp: false)
+    guard let element = layout.element(named: channel) else {
+      throw setup.fail("\(info.sysname): \(channel) missing from the scan layout")
+    }
+    do {
+      try attachTrigger(setup)
+      try setup.journal.set("\(info.syspath)/buffer/enable", "1")
+      let watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
+        self?.readable(events)
+      }
+      return Running(
+        journal: setup.journal, file: file, watch: watch, layout: layout, element: element,
+        deliver: deliver)
+    } catch {
+      file.close()
+      throw setup.fail("\(info.sysname): cannot enable the buffer: \(error)", error)
+    }
+  }
+
+  /// Attaches the device's own trigger (`<name>-devN`, as the HID sensor hub's drivers name
+  /// theirs) when the device takes one and has none; `TriggerChoice` decides, as for
+  /// accelerometers.
+  private func attachTrigger(_ setup: BufferSetup) throws(SystemError) {
+    let path = "\(info.syspath)/trigger/current_trigger"
+    guard let current = Sysfs.readIfPresent(path), current.isEmpty else { return }
+    let number = Int(info.sysname.drop { !$0.isNumber })
+    let triggers = Sysfs.list("/sys/bus/iio/devices").filter { $0.hasPrefix("trigger") }
+      .compactMap { entry in
+        Sysfs.readIfPresent("/sys/bus/iio/devices/\(entry)/name").map {
+          TriggerInfo(name: $0, parentSyspath: nil)
+        }
+      }
+    guard
+      let (trigger, reason) = TriggerChoice.choose(
+        deviceName: info.name, deviceNumber: number, deviceParent: nil, triggers: triggers)
+    else {
+      logger.info("\(info.sysname): no trigger of its own found; trying without one")
+      return
+    }
+    try setup.journal.set(path, trigger.name)
+    logger.info("\(info.sysname): attached trigger \(trigger.name) (\(reason))")
+  }
+
+  /// Stops reading and puts the device back as it was.
+  public func stop() {
+    guard let running else { return }
+    self.running = nil
+    running.watch.cancel()
+    running.file.close()
+    running.journal.restore(deviceGone: false)
+    pending = []
+  }
+
+  private func readable(_ events: EventLoop.Events) {
+    guard let running else { return }
+    var chunk = [UInt8](repeating: 0, count: max(running.layout.recordSize * 16, 256))
+    for _ in 0..<16 {
+      let count: Int?
+      do {
+        count = try chunk.withUnsafeMutableBytes { raw in
+          Result { () throws(SystemError) in try running.file.read(into: raw) }
+        }.get()
+      } catch {
+        problems.report(
+          "read", logger: logger,
+          "\(info.sysname): reading \(running.file.path): \(error); stopped (logged once)")
+        if error.isDeviceGone { stop() }
+        return
+      }
+      guard let count else { break }  // EAGAIN: drained
+      if count == 0 {
+        logger.warning("\(info.sysname): \(running.file.path) ended; stopped reading")
+        stop()
+        return
+      }
+      pending.append(contentsOf: chunk[0..<count])
+      if count < chunk.count { break }
+    }
+    if events.contains(.hangup) && pending.count < running.layout.recordSize {
+      logger.warning("\(info.sysname): \(running.file.path) hung up; stopped reading")
+      stop()
+      return
+    }
+    let size = running.layout.recordSize
+    let records = pending.count / size
+    guard records > 0 else { return }
+    // Only the newest scan matters: a level, not a motion.
+    let last = Array(pending[((records - 1) * size)..<(records * size)])
+    pending.removeFirst(records * size)
+    guard let raw = running.layout.value(of: running.element, in: last) else { return }
+    running.deliver(interpreter.interpret(raw: Double(raw)))
+  }
+}

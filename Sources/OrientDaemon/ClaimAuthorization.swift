@@ -1,0 +1,138 @@
+import DBusKit
+import OrientLog
+
+/// Asks polkit (`org.freedesktop.PolicyKit1.Authority.CheckAuthorization`) whether a bus
+/// client may do `action`, without interaction, as iio-sensor-proxy 3.4+ does for its claims.
+final class PolkitAuthority {
+  /// What polkit said.
+  enum Verdict: Equatable {
+    /// Authorized.
+    case allowed
+    /// Not authorized; the reason when polkit failed rather than said no.
+    case denied(String?)
+    /// No polkit daemon on the bus: the reason.
+    case unavailable(String)
+  }
+
+  let connection: DBusConnection
+  /// The action id, e.g. `net.hadess.SensorProxy.claim-sensor`.
+  let action: String
+
+  /// The errors that mean no polkit daemon is on the bus (then claims are allowed).
+  static let absent: Set<DBusError.Name> = [.serviceUnknown, .nameHasNoOwner]
+
+  init(connection: DBusConnection, action: String) {
+    self.connection = connection
+    self.action = action
+  }
+
+  /// Checks `sender` (a unique name); `done` runs on the loop.
+  func check(_ sender: String, _ done: @escaping (Verdict) -> Void) {
+    let subject = DBusValue.structure([
+      .string("system-bus-name"), .stringVariantDictionary(["name": .string(sender)]),
+    ])
+    let details = DBusValue.dictionary(key: .string, value: .string, [])
+    guard let path = try? DBusObjectPath("/org/freedesktop/PolicyKit1/Authority") else {
+      return done(.denied("bad object path"))
+    }
+    // Flags 0: no interaction. A claim is a background request; nobody is there to type a
+    // password, and iio-sensor-proxy does not ask either. 25 s, libdbus's default (as
+    // iio-sensor-proxy waits): the bus may be starting polkitd for this very call.
+    connection.call(
+      destination: "org.freedesktop.PolicyKit1", path: path,
+      interface: "org.freedesktop.PolicyKit1.Authority", member: "CheckAuthorization",
+      arguments: [subject, .string(action), details, .uint32(0), .string("")],
+      timeoutMilliseconds: 25000
+    ) { result in
+      switch result {
+      case .success(let values):
+        guard case .structure(let fields)? = values.first, case .boolean(let ok)? = fields.first
+        else { return done(.denied("unexpected reply from polkit: \(values)")) }
+        done(ok ? .allowed : .denied(nil))
+      case .failure(let error) where PolkitAuthority.absent.contains(error.name):
+        done(.unavailable("\(error.name.rawValue): \(error.message)"))
+      case .failure(let error):
+        // polkit is there but failed (the action not registered, a broken rule, a timeout):
+        // refuse, as iio-sensor-proxy does, rather than let a broken setup grant access.
+        done(.denied("\(error.name.rawValue): \(error.message)"))
+      }
+    }
+  }
+}
+
+/// Puts iio-sensor-proxy's `Claim*` and `Release*` calls behind polkit, as 3.4+ does: every
+/// one of them (accelerometer, light, proximity, compass) is checked against
+/// `net.hadess.SensorProxy.claim-sensor`, and a refusal is `AccessDenied` with its text
+/// ("Not Authorized: Sensor claim not allowed"). With no polkit daemon on the bus the calls go
+/// through (iio-sensor-proxy then refuses them all; orientd keeps 3.0's behaviour, where the
+/// bus policy is the only gate, so that a system without polkit keeps its sensors).
+///
+/// polkit answers asynchronously and not necessarily in order, so the calls proceed in the
+/// order they arrived: a client's Claim followed by its Release is never applied backwards.
+final class ClaimGate {
+  private final class Pending {
+    let invocation: DBusMethodInvocation
+    let proceed: () -> Void
+    var verdict: PolkitAuthority.Verdict?
+
+    init(_ invocation: DBusMethodInvocation, _ proceed: @escaping () -> Void) {
+      self.invocation = invocation
+      self.proceed = proceed
+    }
+  }
+
+  private let authority: PolkitAuthority
+  private let logger: Logger
+  private var queue: [Pending] = []
+
+  init(authority: PolkitAuthority, logger: Logger) {
+    self.authority = authority
+    self.logger = logger
+  }
+
+  /// Runs `proceed` once polkit allows `invocation`'s sender (or is absent); otherwise fails
+  /// `invocation` with `AccessDenied`.
+  func authorize(_ invocation: DBusMethodInvocation, then proceed: @escaping () -> Void) {
+    let pending = Pending(invocation, proceed)
+    queue.append(pending)
+    guard !invocation.sender.isEmpty else {
+      // A peer-to-peer connection has no bus name for polkit to look up.
+      pending.verdict = .allowed
+      return drain()
+    }
+    authority.check(invocation.sender) { [weak self, pending] verdict in
+      pending.verdict = verdict
+      self?.drain()
+    }
+  }
+
+  /// Answers every call still waiting for polkit with `Failed` (shutdown).
+  func cancelAll() {
+    let waiting = queue
+    queue = []
+    for pending in waiting { pending.invocation.fail(.failed, "orientd is shutting down") }
+  }
+
+  private func drain() {
+    while let first = queue.first, let verdict = first.verdict {
+      queue.removeFirst()
+      let call = "\(first.invocation.member) from \(first.invocation.sender)"
+      switch verdict {
+      case .allowed:
+        logger.debug("polkit allowed \(call)")
+        first.proceed()
+      case .denied(let reason):
+        if let reason {
+          logger.warning("refusing \(call): polkit failed: \(reason)")
+        } else {
+          logger.info("polkit refused \(call) (\(authority.action))")
+        }
+        first.invocation.fail(
+          .accessDenied, "Not Authorized: \(reason ?? "Sensor claim not allowed")")
+      case .unavailable(let why):
+        logger.debug("polkit is not running (\(why)); allowing \(call)")
+        first.proceed()
+      }
+    }
+  }
+}
