@@ -79,7 +79,7 @@ let package = Package(
       dependencies: [
         "DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "TextFormats", "JSON",
         "EvdevKit",
-        "CEvdev",
+        "CEvdev", "CLinuxShims",
       ]),
 
     // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.

@@ -40,6 +40,19 @@ public struct BufferUnavailable: Error, CustomStringConvertible, Sendable {
 /// new watermark only while the buffer is disabled, so each change is `buffer/enable` 0,
 /// the watermark, then 1 (recorded in the journal and restored on stop). Without the
 /// attribute (kernels before 4.2) nothing changes.
+///
+/// Better than a watermark, where the device offers it (`StillStrategy`, chosen at start, best
+/// first): a HID sensor hub's change sensitivity (`in_accel_hysteresis`, written from the
+/// learnt noise once the device is first still, or `[sampling] hysteresis`), after which the
+/// hub reports only changes; the chip's any-motion trigger attached while still (bmc150,
+/// kxcjk-1013), or its motion events armed with the buffer off, so that a still device wakes
+/// orientd not at all; a hardware FIFO batching scans with the trigger detached. Where silence
+/// is what was asked for, silence is not a stall: the watchdog then looks only once a
+/// `quietCheckInterval`, reading the `_raw` attributes, and calls it a stall (hub) or a missed
+/// movement (motion wakeups) only if they moved by twice the threshold without a scan. Since a
+/// hub with a sensitivity says nothing while a value stays put, its last report is repeated
+/// at the device rate for `settle-time` after each report, which is what the detector's
+/// time-based evidence needs to commit a turn that ended in a single report.
 final class BufferSampler: Sampler {
   let mode = SamplingMode.buffered
   private(set) var rate: Double
@@ -76,27 +89,60 @@ final class BufferSampler: Sampler {
   private var adaptive: AdaptiveSampling
   /// Scans per wakeup while still (1: adaptation off or no `buffer/watermark`).
   private let stillWatermark: Int
+  /// How a still device is kept from waking orientd.
+  let stillStrategy: StillStrategy
+  /// Whether the strategy's still state is in effect (motion trigger attached, events armed
+  /// with the buffer off, FIFO batching).
+  private var quiet = false
+  /// When the motion trigger was attached (`CLOCK_MONOTONIC` ns).
+  private var quietSince: Int64 = 0
+  /// Whether the hub's sensitivity has been written (from then on the hub reports changes only).
+  private var hubSensitivitySet = false
+  /// The event descriptor (motion events).
+  private var eventFile: FileDescriptor?
+  private var eventWatch: EventLoop.Watch?
+  /// Repeats the hub's last report while it is silent after one (hub sensitivity).
+  private var holdTimer: EventLoop.Timer?
+  private var held: RawReading?
+  /// `CLOCK_MONOTONIC` ns after which the last report is no longer repeated.
+  private var holdUntil: Int64 = 0
+  /// The last calibrated reading delivered (for the quiet check).
+  private var lastAcceleration: Vector3?
+  /// Whether the stall timer runs at `quietCheckInterval`.
+  private var slowWatchdog = false
+  /// The hub sensitivity written, m/s^2 (0 before).
+  private var sensitivityThreshold = 0.0
 
   /// How long without a scan counts as a stall.
   var stallTimeout: Duration { max(.seconds(1), .seconds(10 / max(rate, 0.1))) }
   /// Empty watchdog periods before the owner is told.
   static let stallsBeforeGivingUp = 3
+  /// How often a device that was asked to be silent is checked with a polled read.
+  private let quietCheckInterval: Duration
 
   static let accelChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
 
   /// Sets the device up and starts watching its node, in the order the type's comment gives
   /// (each step is a method of `Setup`).
   ///
+  /// `quietCheckInterval` is how often a device asked to be silent is checked with a polled
+  /// read (a minute: one wakeup; tests shorten it). `mayGoSilent` false keeps the strategies that stop the scans of a still device (hub
+  /// sensitivity, motion trigger, motion events) out of the choice: for readings paired with
+  /// another sensor's.
+  ///
   /// - Throws: `BufferUnavailable` saying what failed; everything changed is restored first.
   init(
     description: AccelerometerDescription, rate target: Double, bufferLength: Int,
     adaptive: AdaptiveSampling.Parameters = AdaptiveSampling.Parameters(),
+    sensitivity: HubSensitivitySetting = .auto, mayGoSilent: Bool = true,
+    quietCheckInterval: Duration = .seconds(60),
     triggers: [TriggerInfo], deviceParent: String?, loop: EventLoop, logger: Logger,
     handler: @escaping (SamplerEvent) -> Void
   ) throws(BufferUnavailable) {
     self.description = description
     self.logger = logger
     self.handler = handler
+    self.quietCheckInterval = quietCheckInterval
     let setup = Setup(
       description: description, journal: SysfsJournal(logger: logger), logger: logger)
     journal = setup.journal
@@ -124,7 +170,17 @@ final class BufferSampler: Sampler {
     } else {
       stillWatermark = 1
     }
-    if stillWatermark < 2 { parameters.enabled = false }
+    let choice = setup.stillStrategy(
+      adaptive: adaptive.enabled, sensitivity: mayGoSilent ? sensitivity : .off,
+      silent: mayGoSilent, stillWatermark: stillWatermark,
+      attachedTrigger: attachedTrigger, triggers: triggers, deviceParent: deviceParent, node: node)
+    stillStrategy = choice.strategy
+    eventFile = choice.eventFile
+    hubSensitivitySet = choice.sensitivityWritten
+    if case .fixed(let threshold) = sensitivity, hubSensitivitySet {
+      sensitivityThreshold = threshold
+    }
+    if stillStrategy == .none || !adaptive.enabled { parameters.enabled = false }
     self.adaptive = AdaptiveSampling(parameters: parameters)
     chunk = [UInt8](repeating: 0, count: max(layout.recordSize * 16, 256))
     file = node
@@ -133,14 +189,23 @@ final class BufferSampler: Sampler {
     } catch {
       watch?.cancel()
       watch = nil
+      eventWatch?.cancel()
+      eventWatch = nil
+      holdTimer?.cancel()
+      holdTimer = nil
+      stallTimer?.cancel()
+      stallTimer = nil
+      eventFile?.close()
       node.close()
       throw setup.fail("\(device): cannot watch \(devnode): \(error)", error)
     }
+    if hubSensitivitySet { slowDownWatchdog(true) }
     lastData = Clock.monotonic()
     logger.info(
       "\(device): buffered, \(layout.elements.count) channels, \(layout.recordSize)-byte scans"
         + " (\(layout.elements.map { "\($0.channel.name) \($0.channel.type)@\($0.offset)" }.joined(separator: ", "))),"
         + " timestamps \(timestampElement == nil ? "from read time" : "from the kernel, \(clock.rawValue)")"
+        + "; while still: \(stillStrategy.name)"
     )
   }
 
@@ -152,6 +217,14 @@ final class BufferSampler: Sampler {
     let timer = try loop.makeTimer { [weak self] in self?.watchdog() }
     try timer.schedule(after: stallTimeout, interval: stallTimeout)
     stallTimer = timer
+    if let eventFile {
+      eventWatch = try loop.watch(eventFile.rawValue, for: .readable) { [weak self] _ in
+        self?.motionEvent()
+      }
+    }
+    if case .hubSensitivity = stillStrategy {
+      holdTimer = try loop.makeTimer { [weak self] in self?.holdTick() }
+    }
   }
 
   /// The steps of setting a device up; a failing step restores what the journal recorded.
@@ -248,6 +321,66 @@ final class BufferSampler: Sampler {
       return trigger.name
     }
 
+    /// What `stillStrategy` found: the strategy, the event descriptor (motion events) and whether
+    /// a configured hub sensitivity was written already.
+    struct StillChoice {
+      var strategy: StillStrategy
+      var eventFile: FileDescriptor?
+      var sensitivityWritten = false
+    }
+
+    /// Chooses how a still device is kept from waking orientd (see `StillStrategy`, best
+    /// first); a configured hub sensitivity is written here.
+    func stillStrategy(
+      adaptive: Bool, sensitivity: HubSensitivitySetting, silent: Bool, stillWatermark: Int,
+      attachedTrigger: String?, triggers: [TriggerInfo], deviceParent: String?,
+      node: FileDescriptor
+    ) -> StillChoice {
+      if sensitivity != .off,
+        let hub = HubSensitivity.find(syspath: sys, scale: description.scale.x)
+      {
+        guard case .fixed(let threshold) = sensitivity else {
+          return StillChoice(strategy: adaptive ? .hubSensitivity(hub) : .none)
+        }
+        do {
+          try journal.set(hub.path, hub.text(forThreshold: threshold))
+          logger.info(
+            "\(device): hub sensitivity \(AvailableValues.format(threshold)) m/s^2 "
+              + "(\(hub.path.split(separator: "/").last ?? "") \(Sysfs.readIfPresent(hub.path) ?? "?"))"
+          )
+          return StillChoice(strategy: .hubSensitivity(hub), sensitivityWritten: true)
+        } catch {
+          logger.warning(
+            "\(device): cannot set \(hub.path): \(error); the hub reports every interval")
+        }
+      }
+      guard adaptive else { return StillChoice(strategy: .none) }
+      if silent, attachedTrigger != nil,
+        let motion = MotionWakeups.trigger(
+          deviceName: description.facts.name, deviceNumber: description.facts.deviceNumber,
+          deviceParent: deviceParent, triggers: triggers)
+      {
+        return StillChoice(strategy: .motionTrigger(motion))
+      }
+      let events = silent ? MotionWakeups.events(in: Sysfs.list("\(sys)/events")) : []
+      if !events.isEmpty {
+        do {
+          let eventFile = try node.iioEventDescriptor()
+          return StillChoice(strategy: .motionEvents(events), eventFile: eventFile)
+        } catch {
+          logger.info(
+            "\(device): has motion events (\(events.joined(separator: ", "))) but no event "
+              + "descriptor: \(error)")
+        }
+      }
+      if attachedTrigger != nil, stillWatermark >= 2,
+        let maximum = MotionWakeups.hardwareFIFO(syspath: sys)
+      {
+        return StillChoice(strategy: .hardwareFIFO(maximum: maximum))
+      }
+      return StillChoice(strategy: stillWatermark >= 2 ? .watermark : .none)
+    }
+
     /// Sets a small buffer length (where the device has one) and enables the buffer.
     func enableBuffer(length: Int) throws(BufferUnavailable) {
       do {
@@ -278,7 +411,18 @@ final class BufferSampler: Sampler {
     watch = nil
     stallTimer?.cancel()
     stallTimer = nil
+    holdTimer?.cancel()
+    holdTimer = nil
+    eventWatch?.cancel()
+    eventWatch = nil
+    eventFile?.close()
+    eventFile = nil
     file.close()
+    if !deviceGone {
+      // The kernel takes a watermark or trigger back only with the buffer disabled; the
+      // journal restores `buffer/enable` itself, after the settings changed once it was on.
+      try? Sysfs.write("\(description.facts.syspath)/buffer/enable", "0")
+    }
     journal.restore(deviceGone: deviceGone)
   }
 
@@ -341,6 +485,10 @@ final class BufferSampler: Sampler {
       sawData = false
       return
     }
+    if silenceExpected {
+      quietCheck()
+      return
+    }
     emptyPeriods += 1
     let silent = (Clock.monotonic() - lastData).nanoseconds / 1_000_000
     problems.report(
@@ -378,7 +526,14 @@ final class BufferSampler: Sampler {
     let now = Clock.monotonicNanoseconds()
     let clockNow = converter.clock == .monotonic ? now : BufferSampler.read(converter.clock)
     let period = Int64((1e9 / max(rate, 0.1)).rounded())
-    var paceChanged = false
+    if quiet, case .motionTrigger = stillStrategy, firesAfterSwitch(records: records, size: size) {
+      // The motion trigger fired: the device moves. Back to the data-ready trigger first, so
+      // the scans that follow come at the full rate.
+      leaveQuiet("the motion trigger fired")
+      if stopped { return }
+    }
+    var paceMoved = false
+    var last: RawReading?
     pending.withUnsafeBytes { all in
       for i in 0..<records {
         let record = UnsafeRawBufferPointer(rebasing: all[(i * size)..<((i + 1) * size)])
@@ -403,17 +558,277 @@ final class BufferSampler: Sampler {
           }
         }
         let before = adaptive.pace
-        let pace = adaptive.observe(
-          description.calibrate(x: Double(x), y: Double(y), z: Double(z)),
-          at: Double(time) / 1e9)
-        if pace != before { paceChanged = true }
-        handler(.reading(RawReading(timestamp: time, x: Double(x), y: Double(y), z: Double(z))))
+        let acceleration = description.calibrate(x: Double(x), y: Double(y), z: Double(z))
+        let pace = adaptive.observe(acceleration, at: Double(time) / 1e9)
+        if pace != before { paceMoved = true }
+        lastAcceleration = acceleration
+        let reading = RawReading(timestamp: time, x: Double(x), y: Double(y), z: Double(z))
+        last = reading
+        handler(.reading(reading))
         if stopped { return }
       }
     }
     if stopped { return }
     pending.removeFirst(records * size)
-    if paceChanged { setWatermark(adaptive.pace == .still ? stillWatermark : 1) }
+    if hubSensitivitySet, let last { hold(last, period: period) }
+    if paceMoved { paceChanged(to: adaptive.pace) }
+  }
+
+  /// What a change of pace does with the chosen strategy.
+  private func paceChanged(to pace: AdaptiveSampling.Pace) {
+    let sys = description.facts.syspath
+    switch stillStrategy {
+    case .none:
+      break
+    case .watermark:
+      setWatermark(pace == .still ? stillWatermark : 1)
+    case .hubSensitivity(let hub):
+      guard pace == .still, !hubSensitivitySet else { return }
+      do {
+        try journal.set(hub.path, hub.text(forThreshold: adaptive.threshold))
+        hubSensitivitySet = true
+        sensitivityThreshold = adaptive.threshold
+        slowDownWatchdog(true)
+        logger.info(
+          "\(description.sysname): still; hub sensitivity \(AvailableValues.format(adaptive.threshold)) "
+            + "m/s^2 from the noise (\(hub.path.split(separator: "/").last ?? "") "
+            + "\(Sysfs.readIfPresent(hub.path) ?? "?")): the hub now reports changes only")
+      } catch {
+        if error.isDeviceGone {
+          gone("\(hub.path): \(error.reason)")
+          return
+        }
+        problems.report(
+          "sensitivity", logger: logger,
+          "\(description.sysname): cannot set \(hub.path): \(error) (logged once)")
+      }
+    case .motionTrigger(let motion):
+      guard pace == .still, !quiet else { return }
+      reconfigure("motion trigger \(motion)") { () throws(SystemError) in
+        try journal.set("\(sys)/trigger/current_trigger", motion)
+      }
+      quiet = !stopped
+      quietSince = Clock.monotonicNanoseconds()
+      if quiet { slowDownWatchdog(true) }
+    case .motionEvents(let events):
+      guard pace == .still, !quiet else { return }
+      do {
+        for event in events { try journal.set("\(sys)/events/\(event)", "1") }
+        try Sysfs.write("\(sys)/buffer/enable", "0")
+        quiet = true
+        slowDownWatchdog(true)
+        logger.debug("\(description.sysname): still, buffer off until a motion event")
+      } catch {
+        if error.isDeviceGone {
+          gone("\(sys)/events: \(error.reason)")
+          return
+        }
+        problems.report(
+          "events", logger: logger,
+          "\(description.sysname): cannot arm the motion events: \(error) (logged once)")
+        try? Sysfs.write("\(sys)/buffer/enable", "1")
+      }
+    case .hardwareFIFO(let maximum):
+      let scans = min(stillWatermark, maximum)
+      if pace == .still && !quiet {
+        reconfigure("hardware FIFO, watermark \(scans)") { () throws(SystemError) in
+          try journal.set("\(sys)/trigger/current_trigger", "")
+          try journal.set("\(sys)/buffer/watermark", String(scans))
+        }
+        quiet = !stopped
+      } else if pace == .fast && quiet {
+        leaveQuiet("moving")
+      }
+    }
+  }
+
+  /// Whether the batch holds a scan the motion trigger made: one stamped after it was attached
+  /// (a data-ready scan queued just before the switch is no motion). Without kernel
+  /// timestamps every scan counts.
+  private func firesAfterSwitch(records: Int, size: Int) -> Bool {
+    guard let element = timestampElement else { return true }
+    let now = Clock.monotonicNanoseconds()
+    let clockNow = converter.clock == .monotonic ? now : BufferSampler.read(converter.clock)
+    return pending.withUnsafeBytes { all in
+      let record = UnsafeRawBufferPointer(rebasing: all[((records - 1) * size)..<(records * size)])
+      guard let stamp = layout.value(of: element, in: record) else { return true }
+      return converter.monotonic(stamp, clockNow: clockNow, monotonicNow: now) >= quietSince
+    }
+  }
+
+  /// Leaves the strategy's still state: the data-ready trigger, watermark 1, the buffer on,
+  /// the events disarmed; the adaptation starts afresh at the full rate.
+  private func leaveQuiet(_ why: String) {
+    guard quiet else { return }
+    quiet = false
+    let sys = description.facts.syspath
+    switch stillStrategy {
+    case .motionTrigger, .hardwareFIFO:
+      reconfigure("data-ready trigger (\(why))") { () throws(SystemError) in
+        if let attachedTrigger {
+          try journal.set("\(sys)/trigger/current_trigger", attachedTrigger)
+        }
+        if case .hardwareFIFO = stillStrategy {
+          try journal.set("\(sys)/buffer/watermark", "1")
+        }
+      }
+    case .motionEvents(let events):
+      do {
+        for event in events { try journal.set("\(sys)/events/\(event)", "0") }
+        try Sysfs.write("\(sys)/buffer/enable", "1")
+        logger.debug("\(description.sysname): moving (\(why)), buffer on")
+      } catch {
+        if error.isDeviceGone {
+          gone("\(sys)/buffer/enable: \(error.reason)")
+          return
+        }
+        problems.report(
+          "events", logger: logger,
+          "\(description.sysname): cannot re-enable the buffer after a motion event: \(error)"
+            + " (logged once)")
+      }
+    case .none, .watermark, .hubSensitivity:
+      break
+    }
+    adaptive.reset()
+    slowDownWatchdog(false)
+  }
+
+  /// Changes settings the kernel takes only while the buffer is disabled: `buffer/enable` 0,
+  /// `change`, then 1 (the buffer is left running whatever happened).
+  private func reconfigure(_ what: String, _ change: () throws(SystemError) -> Void) {
+    let enable = "\(description.facts.syspath)/buffer/enable"
+    do {
+      try Sysfs.write(enable, "0")
+      try change()
+      try Sysfs.write(enable, "1")
+      logger.debug("\(description.sysname): \(what)")
+    } catch {
+      if error.isDeviceGone {
+        gone("\(enable): \(error.reason)")
+        return
+      }
+      problems.report(
+        "reconfigure", logger: logger,
+        "\(description.sysname): cannot switch to \(what): \(error) (logged once)")
+      try? Sysfs.write(enable, "1")
+    }
+  }
+
+  /// The event descriptor is readable: a motion event while still.
+  private func motionEvent() {
+    guard !stopped, let eventFile else { return }
+    var event = [UInt8](repeating: 0, count: 16 * 8)
+    // Drain every queued event; only that one came matters.
+    while true {
+      let n: Int?
+      do {
+        n = try event.withUnsafeMutableBytes { raw in
+          Result { () throws(SystemError) in try eventFile.read(into: raw) }
+        }.get()
+      } catch {
+        if error.isDeviceGone {
+          gone("\(file.path) events: \(error.reason)")
+          return
+        }
+        break
+      }
+      guard let count = n, count == event.count else { break }
+    }
+    leaveQuiet("a motion event")
+  }
+
+  /// Whether no scan is what was asked for (the watchdog must not call it a stall).
+  private var silenceExpected: Bool {
+    if hubSensitivitySet { return true }
+    switch stillStrategy {
+    case .motionTrigger, .motionEvents: return quiet
+    default: return false
+    }
+  }
+
+  /// The watchdog's period: `quietCheckInterval` while silence is expected, else `stallTimeout`.
+  private func slowDownWatchdog(_ slow: Bool) {
+    guard slow != slowWatchdog, let stallTimer else { return }
+    slowWatchdog = slow
+    let period = slow ? quietCheckInterval : stallTimeout
+    sawData = false
+    do {
+      try stallTimer.schedule(after: period, interval: period)
+    } catch {
+      problems.report(
+        "timer", logger: logger,
+        "\(description.sysname): cannot reschedule the stall watchdog: \(error)")
+    }
+  }
+
+  /// A silent device checked with one polled read: if it moved by twice the threshold without
+  /// a scan, the hub or the motion wakeup missed it.
+  private func quietCheck() {
+    let sys = description.facts.syspath
+    var values: [Double] = []
+    for axis in ["x", "y", "z"] {
+      guard let text = Sysfs.readIfPresent("\(sys)/in_accel_\(axis)_raw"),
+        let value = try? SysfsValue.parseDecimal(text)
+      else {
+        // Many drivers refuse polled reads while buffered (EBUSY): silence is trusted then.
+        return
+      }
+      values.append(value)
+    }
+    let now = description.calibrate(x: values[0], y: values[1], z: values[2])
+    guard let before = lastAcceleration,
+      (now - before).magnitude > 2 * max(adaptive.threshold, sensitivityThreshold)
+    else { return }
+    let moved = AvailableValues.format((now - before).magnitude)
+    if case .hubSensitivity = stillStrategy {
+      emptyPeriods += 1
+      problems.report(
+        "stall", logger: logger,
+        "\(description.sysname): the hub sent nothing although the sensor moved by \(moved) m/s^2;"
+          + " re-enabling the buffer (logged once until scans flow again)")
+      rearm()
+      if stopped { return }
+      if emptyPeriods == BufferSampler.stallsBeforeGivingUp {
+        handler(.stalled("the hub sends nothing although the sensor moves"))
+      }
+    } else {
+      problems.report(
+        "missed", logger: logger,
+        "\(description.sysname): the \(stillStrategy.name) missed a movement of \(moved) m/s^2; "
+          + "reading at the full rate again (logged once)")
+      leaveQuiet("a polled read moved")
+    }
+  }
+
+  /// Repeats `reading` every `period` ns while the hub stays silent, for `settle-time`.
+  private func hold(_ reading: RawReading, period: Int64) {
+    guard let holdTimer else { return }
+    held = reading
+    holdUntil = Clock.monotonicNanoseconds() + Int64(adaptive.parameters.settleTime * 1e9)
+    let interval = Duration.nanoseconds(period)
+    do {
+      // Half a period of slack so that a hub reporting at the rate is not doubled.
+      try holdTimer.schedule(after: interval + interval / 2, interval: interval)
+    } catch {
+      problems.report(
+        "timer", logger: logger,
+        "\(description.sysname): cannot schedule the repeat of the hub's last report: \(error)")
+    }
+  }
+
+  private func holdTick() {
+    guard !stopped, let held else {
+      holdTimer?.disarm()
+      return
+    }
+    let now = Clock.monotonicNanoseconds()
+    if now >= holdUntil {
+      holdTimer?.disarm()
+      self.held = nil
+      return
+    }
+    handler(.reading(RawReading(timestamp: now, x: held.x, y: held.y, z: held.z)))
   }
 
   /// Re-enables the buffer with a new watermark (the kernel refuses one while it is enabled).

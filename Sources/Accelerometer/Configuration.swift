@@ -13,6 +13,7 @@ import TextFormats
 /// adaptive = on        # on | off: read slowly while the device is still
 /// still-rate = 5       # Hz while still (adaptive)
 /// settle-time = 1      # seconds of calm before slowing down (adaptive)
+/// hysteresis = auto    # auto | off | m/s^2: a HID sensor hub's change sensitivity
 /// ```
 public struct SamplingConfiguration: Equatable, Sendable {
   /// Which reading method to use.
@@ -46,6 +47,16 @@ public struct SamplingConfiguration: Equatable, Sendable {
   /// Adaptive sampling: the still rate and when to use it (`adaptive`, `still-rate`,
   /// `settle-time`).
   public var adaptive = AdaptiveSampling.Parameters()
+  /// The change sensitivity asked of a HID sensor hub (`hysteresis`): from the noise (`auto`,
+  /// once the device is still, with `adaptive` on), not at all, or a value in m/s^2.
+  public var hysteresis = HubSensitivitySetting.auto
+  /// Whether a still device may be left silent (hub sensitivity, motion trigger, motion
+  /// events). Not a file key: `orientd calibrate` and `record` turn it off, since they need
+  /// readings while the device lies still.
+  public var silentWhileStill = true
+  /// How often a device left silent is checked with one polled read (not a file key: a
+  /// minute costs one wakeup; tests shorten it).
+  public var quietCheckInterval: Duration = .seconds(60)
 
   /// The defaults.
   public init() {}
@@ -173,10 +184,26 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
             }
             sampling.adaptive.settleTime = number
           }
+        case "hysteresis":
+          switch entry.value {
+          case "auto": sampling.hysteresis = .auto
+          case "off": sampling.hysteresis = .off
+          default:
+            let number: Double
+            do {
+              number = try DecimalText.parseDouble(entry.value)
+            } catch {
+              throw fail("hysteresis '\(entry.value)' is \(error); write auto, off or m/s^2")
+            }
+            guard number > 0, number <= 5 else {
+              throw fail("hysteresis \(entry.value) m/s^2 is outside 0 ... 5 (or write auto, off)")
+            }
+            sampling.hysteresis = .fixed(number)
+          }
         default:
           throw fail(
             "unknown key '\(entry.key)' in [sampling] (known: mode, rate, poll-rate, "
-              + "buffered-rate, buffer-length, adaptive, still-rate, settle-time)")
+              + "buffered-rate, buffer-length, adaptive, still-rate, settle-time, hysteresis)")
         }
       }
     }

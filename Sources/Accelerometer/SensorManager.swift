@@ -354,11 +354,17 @@ public final class SensorManager {
     }
     let sampling = configuration.sampling
     var reasons: [String] = []
+    // With a sensor in the base, the display's and the base's readings are paired for the
+    // hinge angle (HingeParameters.maximumSkew): a sampler that goes silent while still would
+    // make the pair stale, so both keep reporting (watermark or FIFO batches at most).
+    let paired = BaseAccelerometer.find(in: sensors) != nil
     if sampling.mode != .polled && d.canBuffer && !pollOnly.contains(syspath) {
       do {
         let buffered = try BufferSampler(
           description: d, rate: sampling.bufferedRate, bufferLength: sampling.bufferLength,
-          adaptive: sampling.adaptive,
+          adaptive: sampling.adaptive, sensitivity: sampling.hysteresis,
+          mayGoSilent: !paired && sampling.silentWhileStill,
+          quietCheckInterval: sampling.quietCheckInterval,
           triggers: registry.allTriggers, deviceParent: registry.parent(of: syspath), loop: loop,
           logger: logger, handler: handler)
         return .started(buffered, trigger: buffered.attachedTrigger)

@@ -4,7 +4,9 @@
 
 #include <stdio.h>
 
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/iio/events.h>
 #include <malloc.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -57,3 +59,19 @@ int orient_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC 
 int orient_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
 int orient_memfd_cloexec(const char *name) { return memfd_create(name, MFD_CLOEXEC); }
+
+int orient_iio_event_fd(int fd) {
+  int event_fd = -1;
+  if (ioctl(fd, IIO_GET_EVENT_FD_IOCTL, &event_fd) < 0) return -1;
+  // The kernel makes it blocking; the event loop drains it until EAGAIN.
+  int flags = fcntl(event_fd, F_GETFL);
+  if (flags < 0 || fcntl(event_fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    int saved = errno;
+    close(event_fd);
+    errno = saved;
+    return -1;
+  }
+  return event_fd;
+}
+
+size_t orient_iio_event_size(void) { return sizeof(struct iio_event_data); }

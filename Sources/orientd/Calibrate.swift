@@ -92,8 +92,10 @@ final class CalibrateCommand {
     signal(SIGPIPE, SIG_IGN)
     do {
       let loop = try EventLoop()
-      let manager = try SensorManager(
-        loop: loop, configuration: configuration.accelerometer, logger: logger)
+      var accelerometer = configuration.accelerometer
+      // Each pose is measured over seconds of stillness: a silent still device has no readings.
+      accelerometer.sampling.silentWhileStill = false
+      let manager = try SensorManager(loop: loop, configuration: accelerometer, logger: logger)
       let command = CalibrateCommand(
         options: options, loop: loop, manager: manager, logger: logger,
         configuration: configuration)

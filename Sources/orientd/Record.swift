@@ -14,7 +14,9 @@ enum RecordCommand {
   /// Runs the command; returns 0 after a clean stop, 69 if no sample was ever recorded because
   /// there was no display accelerometer.
   static func main(_ options: SensorCommandOptions) -> ExitStatus {
-    let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
+    var configuration = SensorCommandSupport.loadConfiguration(options.configPath)
+    // A recording of a still device holds its readings, not the silence of a hub or trigger.
+    configuration.sampling.silentWhileStill = false
     let logger = SensorCommandSupport.logger(verbose: options.verbose)
     // A closed pipe must end the recording cleanly (restoring sysfs), not kill the process.
     signal(SIGPIPE, SIG_IGN)

@@ -47,6 +47,8 @@ import Testing
     ("[sampling]\nadaptive = maybe\n", "x.conf:2: adaptive 'maybe' must be on or off"),
     ("[sampling]\n\nstill-rate = 0\n", "x.conf:3: still-rate 0 Hz is outside"),
     ("[sampling]\nsettle-time = soon\n", "x.conf:2: settle-time 'soon'"),
+    ("[sampling]\nhysteresis = 9\n", "x.conf:2: hysteresis 9 m/s^2 is outside"),
+    ("[sampling]\nhysteresis = some\n", "x.conf:2: hysteresis 'some'"),
     ("[camera]\nx = 1\n", "x.conf:1: unknown section [camera]"),
     ("hysteresis = 10\n", "x.conf:1: 'hysteresis' is outside any section"),
     ("[detector]\nfoo = 1\n", "x.conf:2:"),
@@ -110,6 +112,12 @@ import Testing
     #expect(!sampling.adaptive.enabled)
     #expect(sampling.adaptive.stillRate == 2.5)
     #expect(sampling.adaptive.settleTime == 3)
+    #expect(sampling.hysteresis == .auto)
+    let hub = "[sampling]\nhysteresis = 0.15\n"
+    let fixed = try DaemonConfiguration(parsing: hub, source: "h.conf").accelerometer.sampling
+    #expect(fixed.hysteresis == .fixed(0.15))
+    let off = try DaemonConfiguration(parsing: "[sampling]\nhysteresis = off\n", source: "o.conf")
+    #expect(off.accelerometer.sampling.hysteresis == .off)
   }
 
   /// A claimed, still sensor is read at the still rate; the first turn is still reported and

@@ -68,3 +68,11 @@ int orient_pidfd_open(int pid);
 /// memfd_create(2) with MFD_CLOEXEC: an anonymous file (a child's captured stderr), declared
 /// by glibc only with _GNU_SOURCE.
 int orient_memfd_cloexec(const char *name);
+
+/// IIO_GET_EVENT_FD_IOCTL (<linux/iio/events.h>: a macro Swift cannot see) on an IIO character
+/// device: its event descriptor (close-on-exec, made non-blocking), or -1 with errno set (ENODEV when the device
+/// has no events, EBUSY when another reader holds them).
+int orient_iio_event_fd(int fd);
+
+/// sizeof(struct iio_event_data): one event as read(2) returns it from the event descriptor.
+size_t orient_iio_event_size(void);

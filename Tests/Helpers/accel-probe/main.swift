@@ -7,7 +7,8 @@
 //           ok start | ok stop                 after the call returned
 //           status started=<b> delivered=<n> skipped=<n>
 //
-// Options: --config FILE, --start (start at once), -v.
+// Options: --config FILE, --start (start at once), -v, --quiet-check SECONDS (how often a
+// silent device is checked; after --config).
 //
 // DeviceDiscovery modes (DeviceDiscoveryTests):
 //   --udev-list SUBSYSTEM   one `device <json>` line per device, then exit
@@ -93,6 +94,12 @@ while !arguments.isEmpty {
       exit(ExitStatus.dataError)
     }
   case "--start": startNow = true
+  case "--quiet-check":
+    guard let text = arguments.first, let seconds = Double(text) else {
+      fatalError("--quiet-check needs seconds")
+    }
+    arguments.removeFirst()
+    configuration.sampling.quietCheckInterval = .milliseconds(Int64(seconds * 1000))
   case "-v": level = .debug
   default:
     say("usage-error \(argument)")

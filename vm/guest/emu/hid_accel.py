@@ -19,6 +19,13 @@ the report interval the driver set, but only while the driver has the device ope
 switched it to full power with event reporting on. So "no client claims" shows up here as no
 input reports sent.
 
+The change sensitivity in the feature report (HID Sensor Usages: the Data Field's Change
+Sensitivity Absolute modifier, "the amount by which the field must change before the sensor
+reports"; hid-sensor-accel-3d's in_accel_hysteresis, in the fields' unit and exponent) is honoured
+as a hub does: with it above 0, an input report (periodic or on a change) is sent only when some
+field differs from the last report sent by at least the sensitivity; the first report after the
+sensor starts streaming is always sent. Reports held back are counted (suppressed).
+
 Control: one command per line written to the --control FIFO:
   vector X Y Z      (accel) the acceleration the sensor measures, in m/s^2, in the sensor's own frame
   orient NAME       (accel) gravity as seen by a device held in orientation NAME (normal, left-up,
@@ -36,7 +43,8 @@ Control: one command per line written to the --control FIFO:
   quit              destroy the device and exit
 State and counters are written to --status as KEY=VALUE lines after every change (atomically):
 present, opened, opens (how many times the driver opened the device: each power-up), streaming,
-power_state, reporting_state, interval_ms, reports_sent, polled_reads, feature_gets, feature_sets,
+power_state, reporting_state, interval_ms, sensitivity (raw counts), reports_sent, suppressed,
+polled_reads, feature_gets, feature_sets,
 commands (number of commands handled), vector, raw (the input fields' values, comma-separated),
 changed_at (guest CLOCK_MONOTONIC seconds of the
 last physical change), creates, timestamps.
@@ -232,8 +240,10 @@ class Sensor:
         self.unmount = inverse(parse_matrix(args.mount_matrix))
         self.logf = open(args.log, 'a', buffering=1) if args.log else sys.stderr
         self.fd = None
-        self.counters = dict(reports_sent=0, polled_reads=0, feature_gets=0, feature_sets=0,
-                             commands=0, creates=0, opens=0)
+        self.counters = dict(reports_sent=0, suppressed=0, polled_reads=0, feature_gets=0,
+                             feature_sets=0, commands=0, creates=0, opens=0)
+        # The fields' raw values in the last input report sent (None: report the next one).
+        self.last_sent = None
         self.timestamps = args.timestamps
         self.opened = False
         self.vector = (0.0, -STANDARD_GRAVITY, 0.0)
@@ -300,7 +310,23 @@ class Sensor:
         # (it sends it to the firmware), so its timestamps are boot time in microseconds.
         return int(time.clock_gettime(time.CLOCK_BOOTTIME) * 1e6)
 
+    def due(self):
+        """Whether a report is due by the change sensitivity: some field moved by at least it
+        since the last report sent (always with sensitivity 0 or no report sent yet)."""
+        sensitivity = self.feature[6]
+        if sensitivity == 0 or self.last_sent is None:
+            return True
+        return any(abs(a - b) >= sensitivity for a, b in zip(self.raw(), self.last_sent))
+
+    def report_if_due(self):
+        if self.due():
+            self.send_input()
+        else:
+            self.counters['suppressed'] += 1
+            self.dirty = True
+
     def send_input(self):
+        self.last_sent = self.raw()
         report = self.input_report()
         self.send(UHID_INPUT2, struct.pack('<H', len(report)) + report)
         self.counters['reports_sent'] += 1
@@ -332,14 +358,17 @@ class Sensor:
                 err = 0
                 if self.streaming and not was_streaming:
                     self.next_report = time.monotonic()
+                    self.last_sent = None
             self.send(UHID_SET_REPORT_REPLY, struct.pack('<IH', rid, err))
-            self.log('SET_REPORT type %d id %d %s -> reporting %d power %d interval %d ms%s'
+            self.log('SET_REPORT type %d id %d %s -> reporting %d power %d interval %d ms '
+                     'sensitivity %d%s'
                      % (rtype, rnum, data.hex(), self.feature[2], self.feature[3], self.feature[5],
-                        '' if err == 0 else ' (refused)'))
+                        self.feature[6], '' if err == 0 else ' (refused)'))
         elif kind in (UHID_OPEN, UHID_CLOSE):
             self.opened = kind == UHID_OPEN
             self.counters['opens'] += self.opened
             self.next_report = time.monotonic() if self.streaming else None
+            self.last_sent = None
             self.log('OPEN' if self.opened else 'CLOSE')
         else:
             self.log('event %d' % kind)
@@ -397,7 +426,7 @@ class Sensor:
         self.changed_at = time.monotonic()
         # A real sensor reports a change right away, not at its next tick.
         if self.streaming:
-            self.send_input()
+            self.report_if_due()
             self.next_report = time.monotonic() + self.interval()
 
     def interval(self):
@@ -408,6 +437,7 @@ class Sensor:
         fields = dict(self.counters, present=int(self.fd is not None), opened=int(self.opened),
                       streaming=int(self.streaming), reporting_state=self.feature[2],
                       power_state=self.feature[3], interval_ms=self.feature[5],
+                      sensitivity=self.feature[6],
                       timestamps=int(self.timestamps),
                       vector='%.4f,%.4f,%.4f' % self.vector,
                       raw=','.join(str(v) for v in self.raw()), changed_at='%.6f' % self.changed_at)
@@ -426,7 +456,7 @@ class Sensor:
         while running:
             now = time.monotonic()
             if self.streaming and self.next_report is not None and now >= self.next_report:
-                self.send_input()
+                self.report_if_due()
                 self.next_report = max(self.next_report + self.interval(), now)
             if self.dirty:
                 self.write_status()

@@ -10,11 +10,16 @@
 # missing under CI=true. One product check rides along, since only this test has
 # iio-sensor-proxy: version 3.0 leaves the kernel buffer enabled when it stops, and orientd,
 # started next, must take that buffer over and leave it disabled after its last client.
-# timeout: 150
+# With VM_BENCH_IDLE / VM_BENCH_STILL (seconds, given to vm/run.sh) each run also counts the
+# daemon's wakeups unclaimed and its wakeups, CPU and the hub's reports claimed and still.
+# timeout: 400
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 
 ROUNDS=${VM_BENCH_ROUNDS:-2}
+# Seconds of unclaimed and of claimed-still measurement per run (0: none, as in CI; see
+# docs/benchmark.md for the run with them).
+IDLE=${VM_BENCH_IDLE:-0} STILL=${VM_BENCH_STILL:-0}
 require "systemd-udevd runs with the test hwdb" udev_start
 require "the emulated accelerometer appears" accel_start --mount-matrix "$HWDB_MATRIX"
 accel orient normal
@@ -29,6 +34,7 @@ bench() {
   pid_of "$daemon"
   "${PY[@]}" "$GUEST/tools/bench_turns.py" --control "$ACCEL_CTL" --status "$ACCEL_STATUS" \
     --label "$label" --ready "$ready" --template "$template" --rounds "$ROUNDS" \
+    --idle "$IDLE" --still "$STILL" \
     --daemon-pid "$PID" --out "$TOUT" -- "$@" 2>"$TOUT/bench-client.err"
   local rc=$?
   kv "$ACCEL_STATUS" commands && ACCEL_SENT=$KV_VALUE # the bench sent commands of its own

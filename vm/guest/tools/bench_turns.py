@@ -3,7 +3,7 @@
 
 usage: bench_turns.py --control FIFO --status FILE --label TEXT --ready REGEX --template REGEX
                       [--rounds N] [--pause MIN,MAX] [--daemon-pid PID] [--out DIR]
-                      -- CLIENT [ARG...]
+                      [--idle SECONDS] [--still SECONDS] -- CLIENT [ARG...]
 
 Starts CLIENT (e.g. monitor-sensor, or orientd --watch --json) and reads its output lines as
 they come, stamped with CLOCK_MONOTONIC. Once a line matches --ready (the client shows the device
@@ -16,8 +16,16 @@ the daemon (its sampling, filtering and D-Bus signal) and the client. Between tu
 rests for a random time between MIN and MAX seconds (default 0.1,0.8; the same sequence every
 run), so that a daemon that works on a timer is not always caught at the same phase of it.
 
-Prints one line, "BENCH latency LABEL: n=N median=M ms p90=P ms max=X ms missed=K" plus the
-daemon's CPU time during the turns with --daemon-pid; with --out, the client's stamped lines and
+With --daemon-pid and --idle, the daemon's wakeups (context switches summed over its threads,
+/proc/PID/task/TID/status) are counted for that many seconds before the client starts (nobody
+claims); with --still, once the client is ready, 3 s are left for the daemon to settle (orientd
+needs a second of stillness, then repeats a hub's last report for another) and its wakeups, CPU
+time (every thread's run time, /proc/PID/task/TID/schedstat) and the input reports the emulated
+hub sent are counted for that many seconds with the device still and claimed; both are printed
+per minute on a "BENCH still LABEL:" line.
+
+Prints one line, "BENCH latency LABEL: n=N median=M ms p90=P ms p95=Q ms max=X ms missed=K" plus
+the daemon's CPU time during the turns with --daemon-pid; with --out, the client's stamped lines and
 the changes go to DIR. Exit 1 when a change was missed (not seen within 10 s) or the client
 never got ready.
 """
@@ -54,6 +62,44 @@ def cpu_seconds(pid):
         return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
     except (OSError, ValueError, IndexError):
         return None
+
+
+def threads(pid, name):
+    """Each of pid's threads' /proc file `name`, by thread id."""
+    out = {}
+    try:
+        tids = os.listdir('/proc/%d/task' % pid)
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open('/proc/%d/task/%s/%s' % (pid, tid, name)) as f:
+                out[tid] = f.read()
+        except OSError:
+            pass
+    return out
+
+
+def switches(pid):
+    """Context switches (voluntary and not) of each of pid's threads: each wakeup is one."""
+    counts = {}
+    for tid, text in threads(pid, 'status').items():
+        counts[tid] = sum(int(line.split()[1]) for line in text.splitlines()
+                          if line.startswith(('voluntary_ctxt_switches',
+                                              'nonvoluntary_ctxt_switches')))
+    return counts
+
+
+def run_ns(pid):
+    """Run time in ns of each of pid's threads (schedstat's first field)."""
+    return {tid: int(text.split()[0]) for tid, text in threads(pid, 'schedstat').items()
+            if text.split()}
+
+
+def since(before, after):
+    """The growth of per-thread counters: a thread that started counts from 0, one that exited
+    takes its counts along (so this can only undercount, never go negative)."""
+    return sum(value - before.get(tid, 0) for tid, value in after.items())
 
 
 class Client:
@@ -103,7 +149,8 @@ def main():
         sys.exit(__doc__)
     split = args.index('--')
     options, client_argv = args[:split], args[split + 1:]
-    opts = {'--rounds': '2', '--pause': '0.1,0.8', '--daemon-pid': None, '--out': None}
+    opts = {'--rounds': '2', '--pause': '0.1,0.8', '--daemon-pid': None, '--out': None,
+            '--idle': '0', '--still': '0'}
     while options:
         key = options.pop(0)
         if not options:
@@ -115,6 +162,13 @@ def main():
     pause_min, pause_max = (float(v) for v in opts['--pause'].split(','))
     rest = random.Random(7)
     control = os.open(opts['--control'], os.O_WRONLY)
+    pid = int(opts['--daemon-pid']) if opts['--daemon-pid'] else None
+    idle, still = float(opts['--idle']), float(opts['--still'])
+    still_text = ''
+    if pid and idle > 0:
+        before = switches(pid)
+        time.sleep(idle)
+        still_text += ' unclaimed=%.1f wakeups/min' % (since(before, switches(pid)) * 60 / idle)
     client = Client(client_argv)
     changes, latencies, missed = [], [], 0
     try:
@@ -122,7 +176,15 @@ def main():
             print('BENCH latency %s: the client never showed the device upright (--ready %r)'
                   % (opts['--label'], opts['--ready']))
             sys.exit(1)
-        pid = int(opts['--daemon-pid']) if opts['--daemon-pid'] else None
+        if pid and still > 0:
+            time.sleep(3)
+            sent = int(status(opts['--status']).get('reports_sent', '0'))
+            before, ns = switches(pid), run_ns(pid)
+            time.sleep(still)
+            sent = int(status(opts['--status']).get('reports_sent', '0')) - sent
+            still_text += (' still: wakeups=%.0f/min cpu=%.1f ms/min hub-reports=%.0f/min'
+                           % (since(before, switches(pid)) * 60 / still,
+                              since(ns, run_ns(pid)) / 1e6 * 60 / still, sent * 60 / still))
         cpu_before = cpu_seconds(pid) if pid else None
         started = time.monotonic()
         for _ in range(int(opts['--rounds'])):
@@ -159,12 +221,15 @@ def main():
     if latencies:
         ordered = sorted(latencies)
         p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
-        text = 'n=%d median=%.0f ms p90=%.0f ms max=%.0f ms' % (
-            len(ordered), statistics.median(ordered), p90, ordered[-1])
+        p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+        text = 'n=%d median=%.0f ms p90=%.0f ms p95=%.0f ms max=%.0f ms' % (
+            len(ordered), statistics.median(ordered), p90, p95, ordered[-1])
     text += ' missed=%d' % missed
     if cpu_before is not None and cpu_after is not None:
         text += ' daemon-cpu=%.2f s in %.1f s' % (cpu_after - cpu_before, wall)
     print('BENCH latency %s: %s' % (opts['--label'], text))
+    if still_text:
+        print('BENCH still %s:%s' % (opts['--label'], still_text))
     sys.exit(1 if missed else 0)
 
 
