@@ -2,6 +2,7 @@ import Accelerometer
 import DBusKit
 import OrientLog
 import SystemKit
+import TextFormats
 
 /// The values behind the light, proximity and compass properties of iio-sensor-proxy's API.
 public struct AmbientState: Equatable, Sendable {
@@ -298,7 +299,7 @@ final class PolkitAuthority {
         done(ok ? .allowed : .denied)
       case .failure(let error)
       where PolkitAuthority.absent.contains(error.name)
-        || error.message.contains("is not registered"):
+        || error.message.containsText("is not registered"):
         done(.unavailable("\(error.name.rawValue): \(error.message)"))
       case .failure(let error):
         // polkit is there but failed: refuse rather than let a broken policy grant access.
