@@ -33,6 +33,9 @@ for product in "${products[@]}"; do
     # libraries loaded at run time; orientd loads none): 380 KiB of dynamic symbol tables
     # that the dynamic linker searches first for every library's symbols, so all resident.
     flags+=(-Xlinker --no-export-dynamic)
+    # One section per function (SwiftPM emits one .text per source file): lets --gc-sections
+    # drop unused functions and the order file place each function, not each file.
+    flags+=(-Xswiftc -Xfrontend -Xswiftc -function-sections)
   fi
   if [ -f "link/$product.order" ]; then
     # Symbols the order names that no longer exist are ignored (the order is a hint).
