@@ -33,7 +33,8 @@ let package = Package(
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
 
-    // Pure Swift text formats: the INI configuration file, locale-free decimals, trimming.
+    // Pure Swift text formats: the INI configuration file, locale-free decimals, trimming,
+    // substring search (without _StringProcessing: docs/benchmark.md "Memory").
     .target(name: "TextFormats"),
     // Pure Swift core: no C, no I/O.
     .target(name: "OrientCore", dependencies: ["TextFormats"]),

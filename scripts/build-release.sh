@@ -18,7 +18,25 @@ for product in "${products[@]}"; do
     -Xlinker --icf=all -Xlinker --gc-sections)
   # The daemon has no hot loop worth unrolling (a few readings a second): size over speed.
   # orientcam keeps -O for its image paths. (Different flags rebuild the shared modules.)
-  if [ "$product" = orientd ]; then flags+=(-Xswiftc -Osize); fi
+  if [ "$product" = orientd ]; then
+    flags+=(-Xswiftc -Osize)
+    # The C++ runtime the Swift runtime needs, linked statically: the dynamic libstdc++ and
+    # libgcc_s cost the daemon about 1 MiB resident (mostly their symbol tables, read by the
+    # dynamic linker), their static archives about 70 KiB of code. The toolchain's link line
+    # asks for -lstdc++; a folder searched before GCC's, holding only libstdc++.a, makes that
+    # the archive (-Xswiftc: SwiftPM puts these -L before the compiler driver's own).
+    static_cxx=$PWD/.build/static-cxx
+    mkdir -p "$static_cxx"
+    ln -sfn "$(c++ -print-file-name=libstdc++.a)" "$static_cxx/libstdc++.a"
+    flags+=(-Xswiftc "-L$static_cxx" -Xswiftc -Xclang-linker -Xswiftc -static-libgcc)
+    # The toolchain exports every symbol of the executable (-export-dynamic, for Swift
+    # libraries loaded at run time; orientd loads none): 380 KiB of dynamic symbol tables
+    # that the dynamic linker searches first for every library's symbols, so all resident.
+    flags+=(-Xlinker --no-export-dynamic)
+    # One section per function (SwiftPM emits one .text per source file): lets --gc-sections
+    # drop unused functions and the order file place each function, not each file.
+    flags+=(-Xswiftc -Xfrontend -Xswiftc -function-sections)
+  fi
   if [ -f "link/$product.order" ]; then
     # Symbols the order names that no longer exist are ignored (the order is a hint).
     flags+=(-Xlinker "--symbol-ordering-file=$PWD/link/$product.order"

@@ -74,3 +74,6 @@ for line in open(path, errors="replace"):
 print("\n".join(order))
 PY
 echo "link/orientd.order: $(wc -l < link/orientd.order) functions"
+# SwiftPM does not know that the link reads the order: remove the executable, so that the next
+# scripts/build-release.sh links it again with the new order.
+rm -f "$bin/orientd"

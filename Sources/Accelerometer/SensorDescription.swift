@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 /// Where an accelerometer sits in a convertible or laptop.
 public enum SensorLocation: String, Equatable, Sendable {
@@ -224,11 +225,11 @@ public struct AccelerometerDescription: Equatable, Sendable {
       var values = [fallback, fallback, fallback]
       for item in items {
         let axis: Int?
-        if item.attribute.contains("_x_") {
+        if item.attribute.containsText("_x_") {
           axis = 0
-        } else if item.attribute.contains("_y_") {
+        } else if item.attribute.containsText("_y_") {
           axis = 1
-        } else if item.attribute.contains("_z_") {
+        } else if item.attribute.containsText("_z_") {
           axis = 2
         } else {
           axis = nil

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// An IIO trigger device (`/sys/bus/iio/devices/triggerN`) as seen by udev.
 public struct TriggerInfo: Equatable, Sendable {
   /// The trigger's `name` attribute, what `trigger/current_trigger` takes.
@@ -37,10 +39,10 @@ public enum TriggerChoice {
     }
     guard let deviceParent else { return nil }
     let siblings = triggers.filter {
-      $0.parentSyspath == deviceParent && !$0.name.contains("motion")
+      $0.parentSyspath == deviceParent && !$0.name.containsText("motion")
     }.sorted { a, b in
-      let ad = a.name.contains("-dev")
-      let bd = b.name.contains("-dev")
+      let ad = a.name.containsText("-dev")
+      let bd = b.name.containsText("-dev")
       if ad != bd { return ad }
       return a.name < b.name
     }

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// One record of a udev hwdb file: match lines and the properties they set.
 ///
 /// The format is systemd's hwdb(7): a record is one or more match lines (globs, matched with
@@ -120,10 +122,10 @@ public enum SensorHwdbMatch {
   public static func split(key: String) -> Key? {
     guard key.hasPrefix("sensor:") else { return nil }
     let rest = key.dropFirst("sensor:".count)
-    guard let modaliasTag = rest.firstRange(of: "modalias:") else { return nil }
+    guard let modaliasTag = rest.firstTextRange(of: "modalias:") else { return nil }
     let prefix = String(rest[..<modaliasTag.lowerBound])
     let tail = rest[modaliasTag.upperBound...]
-    if let dmi = tail.firstRange(of: ":dmi:") {
+    if let dmi = tail.firstTextRange(of: ":dmi:") {
       let dmiText = String(tail[tail.index(after: dmi.lowerBound)...])
       // "dmi:*" is what orientd writes when the machine has no DMI data.
       return Key(

@@ -29,7 +29,7 @@ public enum DecimalText {
     if trimmed.isEmpty { throw .empty }
     guard isDecimal(trimmed.utf8) else {
       let lower = trimmed.lowercased()
-      if lower.contains("inf") || lower.contains("nan") { throw .notFinite }
+      if lower.containsText("inf") || lower.containsText("nan") { throw .notFinite }
       throw .notANumber
     }
     guard let value = Double(trimmed), value.isFinite else { throw .notFinite }
