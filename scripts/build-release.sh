@@ -43,4 +43,17 @@ for product in "${products[@]}"; do
       -Xlinker --no-warn-symbol-ordering)
   fi
   swift build "${flags[@]}" 2>&1 | grep -v 'prohibited flag(s): -D_REENTRANT' | tail -n 1
+  if [ "$product" = orientd ]; then
+    # One String.contains("...") or firstRange(of:) anywhere in the daemon's modules links
+    # _StringProcessing and _RegexParser back in (200 KiB resident; docs/benchmark.md
+    # "Memory"): refuse the build and say where, rather than let the footprint creep back.
+    exe="$(swift build -c release --show-bin-path)/orientd"
+    if nm "$exe" | grep '_StringProcessing\|_RegexParser' >/dev/null; then
+      echo "build-release: orientd links _StringProcessing again: a string search in its" \
+        "modules uses the standard library's contains(_:)/firstRange(of:); use TextFormats'" \
+        "containsText/firstTextRange (find it with: swift build -c release ... -Xlinker" \
+        "--why-extract=why.txt, then grep StringProcessing why.txt)" >&2
+      exit 1
+    fi
+  fi
 done

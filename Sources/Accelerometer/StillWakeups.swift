@@ -2,6 +2,7 @@ import CLinuxShims
 import Glibc
 import OrientCore
 import SystemKit
+import TextFormats
 
 /// The hub sensitivity to ask a HID sensor hub for (`[sampling] hysteresis`).
 public enum HubSensitivitySetting: Equatable, Sendable {
@@ -110,7 +111,7 @@ enum MotionWakeups {
       if triggers.contains(where: { $0.name == conventional }) { return conventional }
     }
     guard let deviceParent else { return nil }
-    return triggers.filter { $0.parentSyspath == deviceParent && $0.name.contains("motion") }
+    return triggers.filter { $0.parentSyspath == deviceParent && $0.name.containsText("motion") }
       .map(\.name).sorted().first
   }
 
@@ -122,7 +123,7 @@ enum MotionWakeups {
       guard name.hasPrefix("in_accel"), name.hasSuffix("_en") else { return false }
       let kinds = ["_roc_", "_thresh_", "_mag_"]
       let directions = ["_rising_en", "_either_en"]
-      return kinds.contains { name.contains($0) } && directions.contains { name.hasSuffix($0) }
+      return kinds.contains { name.containsText($0) } && directions.contains { name.hasSuffix($0) }
     }.sorted()
   }
 
