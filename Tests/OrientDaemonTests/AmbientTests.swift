@@ -248,9 +248,15 @@ struct AmbientTests {
 
     // The client gone, the buffer is off and the channel disabled again; the node is closed.
     monitor.killNow()
-    #expect(waitFor(timeout: 10) { attribute("buffer/enable") == "0\n" }, "\(fixture.log)")
-    #expect(attribute("scan_elements/in_illuminance_en") == "0\n")
-    #expect(attribute("trigger/current_trigger") == "als-dev0\n")
+    // The journal puts the attributes back one after another (the buffer first): wait for the
+    // last, since a read between two writes can see one still being rewritten.
+    #expect(
+      waitFor(timeout: 10) {
+        attribute("buffer/enable") == "0\n"
+          && attribute("scan_elements/in_illuminance_en") == "0\n"
+          && attribute("trigger/current_trigger") == "als-dev0\n"
+      },
+      "channel \(attribute("scan_elements/in_illuminance_en"))\n\(fixture.log)")
   }
 
   /// The VM's hid-sensor-magn-3d recording with its heading attribute removed: the heading is
@@ -289,7 +295,10 @@ struct AmbientTests {
       base + ["get-property"] + path + ["net.hadess.SensorProxy.Compass", "CompassHeading"])
     #expect(heading.stdout.trimmingCharacters() == "d 90", "\(heading)\n\(fixture.log)")
     let sysfs = fixture.testbed.root + magn.syspath
-    #expect(waitFor(timeout: 10) { readFile("\(sysfs)/buffer/enable") == "0\n" }, "\(fixture.log)")
-    #expect(readFile("\(sysfs)/scan_elements/in_rot_from_north_magnetic_tilt_comp_en") == "0\n")
+    #expect(
+      waitFor(timeout: 10) {
+        readFile("\(sysfs)/buffer/enable") == "0\n"
+          && readFile("\(sysfs)/scan_elements/in_rot_from_north_magnetic_tilt_comp_en") == "0\n"
+      }, "\(fixture.log)")
   }
 }
