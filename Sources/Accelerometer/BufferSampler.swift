@@ -604,11 +604,14 @@ final class BufferSampler: Sampler {
       }
     case .motionTrigger(let motion):
       guard pace == .still, !quiet else { return }
-      reconfigure("motion trigger \(motion)") { () throws(SystemError) in
+      let switched = reconfigure("motion trigger \(motion)") { () throws(SystemError) in
         try journal.set("\(sys)/trigger/current_trigger", motion)
       }
       quiet = !stopped
       quietSince = Clock.monotonicNanoseconds()
+      // Half a switch (the trigger taken, the buffer not enabled again) must not pass for
+      // quiet: put the data-ready trigger back and keep reading at the full rate.
+      if quiet && !switched { leaveQuiet("the switch failed") }
       if quiet { slowDownWatchdog(true) }
     case .motionEvents(let events):
       guard pace == .still, !quiet else { return }
@@ -631,11 +634,13 @@ final class BufferSampler: Sampler {
     case .hardwareFIFO(let maximum):
       let scans = min(stillWatermark, maximum)
       if pace == .still && !quiet {
-        reconfigure("hardware FIFO, watermark \(scans)") { () throws(SystemError) in
+        let switched = reconfigure("hardware FIFO, watermark \(scans)") {
+          () throws(SystemError) in
           try journal.set("\(sys)/trigger/current_trigger", "")
           try journal.set("\(sys)/buffer/watermark", String(scans))
         }
         quiet = !stopped
+        if quiet && !switched { leaveQuiet("the switch failed") }
       } else if pace == .fast && quiet {
         leaveQuiet("moving")
       }
@@ -673,10 +678,12 @@ final class BufferSampler: Sampler {
         }
       }
     case .motionEvents(let events):
+      // The buffer first: an event attribute that refuses to be disarmed must not leave the
+      // device unread (at worst it wakes orientd once more).
       do {
-        for event in events { try journal.set("\(sys)/events/\(event)", "0") }
         try Sysfs.write("\(sys)/buffer/enable", "1")
         logger.debug("\(description.sysname): moving (\(why)), buffer on")
+        for event in events { try journal.set("\(sys)/events/\(event)", "0") }
       } catch {
         if error.isDeviceGone {
           gone("\(sys)/buffer/enable: \(error.reason)")
@@ -684,8 +691,8 @@ final class BufferSampler: Sampler {
         }
         problems.report(
           "events", logger: logger,
-          "\(description.sysname): cannot re-enable the buffer after a motion event: \(error)"
-            + " (logged once)")
+          "\(description.sysname): cannot re-enable the buffer or disarm the motion events "
+            + "after a motion event: \(error) (logged once)")
       }
     case .none, .watermark, .hubSensitivity:
       break
@@ -696,22 +703,27 @@ final class BufferSampler: Sampler {
 
   /// Changes settings the kernel takes only while the buffer is disabled: `buffer/enable` 0,
   /// `change`, then 1 (the buffer is left running whatever happened).
-  private func reconfigure(_ what: String, _ change: () throws(SystemError) -> Void) {
+  ///
+  /// - Returns: whether the whole change was made (false: logged, the buffer enabled again).
+  @discardableResult
+  private func reconfigure(_ what: String, _ change: () throws(SystemError) -> Void) -> Bool {
     let enable = "\(description.facts.syspath)/buffer/enable"
     do {
       try Sysfs.write(enable, "0")
       try change()
       try Sysfs.write(enable, "1")
       logger.debug("\(description.sysname): \(what)")
+      return true
     } catch {
       if error.isDeviceGone {
         gone("\(enable): \(error.reason)")
-        return
+        return false
       }
       problems.report(
         "reconfigure", logger: logger,
         "\(description.sysname): cannot switch to \(what): \(error) (logged once)")
       try? Sysfs.write(enable, "1")
+      return false
     }
   }
 

@@ -198,8 +198,9 @@ public struct HingeState: Sendable, Equatable {
 ///
 /// **Closed and tablet** read the same (both halves parallel); they are told apart by
 /// continuity: the angle never jumps across the 0/360 seam, and a jump to the seam lands on the
-/// side nearer the last angle. With no history (the first reading), or from near flat, a
-/// reading at the seam is a tablet if the display faces up and closed if it faces down.
+/// side nearer the last angle. With no history (the first reading, or after the hinge was
+/// vertical, when it can turn unseen), or from near flat, a reading at the seam is a tablet
+/// if the display faces up and closed if it faces down.
 ///
 /// **Posture** follows the reliable angle with hysteresis and a settle time, and is held while
 /// the angle is unreliable.
@@ -208,7 +209,8 @@ public struct HingeTracker: Sendable {
   public private(set) var parameters: HingeParameters
   /// What is published.
   public private(set) var state = HingeState()
-  /// The unrounded angle of the last usable pair (degrees, 0...360), NaN before one.
+  /// The unrounded angle of the last usable pair (degrees, 0...360), NaN before one and once
+  /// the hinge was vertical.
   public private(set) var angle: Double = .nan
   /// Why the angle is unreliable (nil while reliable, or before the first reading).
   public private(set) var unreliability: HingeUnreliability?
@@ -305,6 +307,9 @@ public struct HingeTracker: Sendable {
     let limit = p.verticalHingeAngle + (hingeVertical ? 5 : 0)
     hingeVertical = sinFromAxis < sin(limit * Double.pi / 180)
     if hingeVertical {
+      // The hinge can turn unseen meanwhile (on its side, folded to a tablet): the last
+      // angle is no history for the seam, the display's facing decides afterwards.
+      angle = .nan
       markUnusable(.hingeVertical)
       return
     }

@@ -198,7 +198,12 @@ public final class OrientDaemon {
       },
       ambientRelease: { [weak self] sender, kind in self?.ambient.release(sender, kind) },
       authorize: { [weak self] invocation, proceed in
-        guard let self, let gate = self.gate, self.exitStatus == nil else { return proceed() }
+        // Shutting down: nothing may start a sensor after stopAll (the gate's own queue is
+        // failed the same way when it closes).
+        guard let self, self.exitStatus == nil else {
+          return invocation.fail(.failed, "orientd is shutting down")
+        }
+        guard let gate = self.gate else { return proceed() }
         gate.authorize(invocation, then: proceed)
       })
     gate = ClaimGate(

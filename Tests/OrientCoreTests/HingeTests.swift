@@ -115,6 +115,18 @@ import Testing
     #expect(closing.state.posture == .closed)
   }
 
+  @Test func afterTheHingeWasVerticalTheDisplaysFacingDecidesAtTheSeam() {
+    // Open at 110, picked up on its side (hinge vertical) and folded into a tablet unseen, then
+    // laid down display up: the 110 from before is no history.
+    var tracker = HingeTracker()
+    var t = Self.hold(&tracker, angle: 110, from: 0, seconds: 1)
+    #expect(tracker.state.posture == .laptop)
+    t = Self.hold(&tracker, angle: 200, roll: 88, from: t, seconds: 1)
+    #expect(!tracker.state.isReliable)
+    Self.hold(&tracker, angle: 358, pitch: 180, from: t, seconds: 1)
+    #expect(tracker.state.posture == .tablet)
+  }
+
   @Test func aFirstReadingAtTheSeamIsATabletWhenTheDisplayFacesUp() {
     let lid = HingeGeometry.readings(angle: 0).lid
     #expect(lid.z > 0)  // closed on a table: the display faces down
