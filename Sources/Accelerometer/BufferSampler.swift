@@ -387,12 +387,6 @@ final class BufferSampler: Sampler {
         if Sysfs.exists("\(sys)/buffer/length") {
           try journal.set("\(sys)/buffer/length", String(length))
         }
-        // Adaptive sampling may change the watermark later; the kernel refuses it while the
-        // buffer is enabled (EBUSY), so its original value must be restored after the buffer
-        // is disabled, that is recorded before the enable.
-        if Sysfs.exists("\(sys)/buffer/watermark") {
-          try journal.remember("\(sys)/buffer/watermark")
-        }
         try journal.set("\(sys)/buffer/enable", "1")
       } catch {
         throw fail("\(device): cannot enable the buffer: \(error)", error)

@@ -33,16 +33,6 @@ final class SysfsJournal {
     return true
   }
 
-  /// Remembers what `path` holds now without writing it, so that a later `set` made while the
-  /// restore order would be wrong (an attribute the kernel accepts only while the buffer is
-  /// disabled, such as `buffer/watermark`) is put back after what is recorded from here on.
-  ///
-  /// - Throws: `SystemError` from reading the attribute.
-  func remember(_ path: String) throws(SystemError) {
-    if entries.contains(where: { $0.path == path }) { return }
-    entries.append((path, try Sysfs.read(path)))
-  }
-
   /// Writes every original value back, newest change first, and forgets them. Failures are
   /// logged, not thrown: after an unplug every write fails and that is expected.
   func restore(deviceGone: Bool = false) {
