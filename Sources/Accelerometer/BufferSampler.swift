@@ -811,7 +811,8 @@ final class BufferSampler: Sampler {
   private func hold(_ reading: RawReading, period: Int64) {
     guard let holdTimer else { return }
     held = reading
-    holdUntil = Clock.monotonicNanoseconds() + Int64(adaptive.parameters.settleTime * 1e9)
+    holdUntil =
+      Clock.monotonicNanoseconds() + Duration.seconds(adaptive.parameters.settleTime).nanoseconds
     let interval = Duration.nanoseconds(period)
     do {
       // Half a period of slack so that a hub reporting at the rate is not doubled.

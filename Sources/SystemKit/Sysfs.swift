@@ -111,7 +111,7 @@ extension Duration {
 
 extension timespec {
   /// A non-negative `Duration` as a `timespec` (`tv_nsec` below 10⁹).
-  init(_ duration: Duration) {
+  public init(_ duration: Duration) {
     let nanoseconds = max(duration.nanoseconds, 0)
     self.init(
       tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))

@@ -11,8 +11,8 @@ import TextFormats
 struct GravityCheck {
   /// The longest the sensor is read, in seconds.
   static let maximumDuration = 2.5
-  /// The read interval, in seconds.
-  static let interval = 0.02
+  /// The read interval.
+  static let interval = Duration.milliseconds(20)
 
   /// The estimator after the readings.
   var estimator: GravityEstimator
@@ -68,7 +68,7 @@ struct GravityCheck {
           _ = estimator.add(time: t, a.x, a.y, a.z, m2: m2)
         }
       }
-      var pause = timespec(tv_sec: 0, tv_nsec: Int(GravityCheck.interval * 1e9))
+      var pause = timespec(GravityCheck.interval)
       var left = timespec()
       while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
     }
