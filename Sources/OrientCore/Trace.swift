@@ -84,22 +84,5 @@ public struct TraceParser: Sendable {
   }
 }
 
-/// A malformed trace line.
-public struct TraceError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The file path or `<stdin>`.
-  public var source: String
-  /// 1-based line number.
-  public var line: Int
-  /// What is wrong.
-  public var reason: String
-
-  /// Creates an error.
-  public init(source: String, line: Int, reason: String) {
-    self.source = source
-    self.line = line
-    self.reason = reason
-  }
-
-  /// `source:line: reason`.
-  public var description: String { "\(source):\(line): \(reason)" }
-}
+/// A malformed trace line (the same located error as a configuration file's).
+public typealias TraceError = LineError

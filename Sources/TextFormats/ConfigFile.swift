@@ -135,9 +135,9 @@ public struct ConfigFile: Sendable {
   }
 }
 
-/// A problem in a configuration file or option, with where it is.
-public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The file path or `<command line>`.
+/// A problem in a text input (a configuration file, an option, a trace), with where it is.
+public struct LineError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The file path, `<command line>` or `<stdin>`.
   public var source: String
   /// 1-based line, 0 when the problem is not on one line.
   public var line: Int
@@ -151,8 +151,11 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     self.reason = reason
   }
 
-  /// `path:line: reason`.
+  /// `source:line: reason`, or `source: reason` when it is not on one line.
   public var description: String {
     line > 0 ? "\(source):\(line): \(reason)" : "\(source): \(reason)"
   }
 }
+
+/// A problem in a configuration file or option.
+public typealias ConfigError = LineError
