@@ -175,7 +175,8 @@ let package = Package(
     .testTarget(
       name: "AccelerometerTests",
       dependencies: [
-        "Accelerometer", "OrientCore", "TextFormats", "SystemKit", "JSON", "TestSupport",
+        "Accelerometer", "EvdevKit", "CEvdev", "OrientCore", "TextFormats", "SystemKit", "JSON",
+        "TestSupport",
       ]),
     .testTarget(
       name: "OrientClientTests",

@@ -84,7 +84,9 @@ final class InputSampler: Sampler {
   private let handler: (SamplerEvent) -> Void
   private var device: InputDevice?
   private var watch: EventLoop.Watch?
-  private var pending = false
+  private var changes = ChangedReports {
+    $0.type == UInt16(EV_ABS) && InputSampler.axes.contains(UInt32($0.code))
+  }
 
   /// The axis codes read, in order.
   static let axes: [UInt32] = [UInt32(ABS_X), UInt32(ABS_Y), UInt32(ABS_Z)]
@@ -132,15 +134,10 @@ final class InputSampler: Sampler {
       handler(.gone(error.description))
       return
     }
-    for event in events {
-      if event.type == UInt16(EV_ABS) && InputSampler.axes.contains(UInt32(event.code)) {
-        pending = true
-      } else if event.isReport && pending {
-        pending = false
-        deliver(
-          timestamp: device.monotonicTimestamps
-            ? event.timeNanoseconds : Clock.monotonicNanoseconds())
-      }
+    for report in changes.reports(in: events) {
+      deliver(
+        timestamp: device.monotonicTimestamps
+          ? report.timeNanoseconds : Clock.monotonicNanoseconds())
     }
   }
 

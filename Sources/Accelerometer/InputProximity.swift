@@ -66,7 +66,9 @@ public final class InputProximitySource: AmbientSource {
   private var device: InputDevice?
   private var watch: EventLoop.Watch?
   private var deliver: ((AmbientReading) -> Void)?
-  private var pending = false
+  private var changes = ChangedReports {
+    $0.type == UInt16(EV_SW) && UInt32($0.code) == AmbientDescription.frontProximitySwitch
+  }
 
   /// A source for `info` (whose driver is `.inputSwitch`).
   public init(_ info: AmbientDescription, loop: EventLoop, logger: Logger) {
@@ -109,7 +111,7 @@ public final class InputProximitySource: AmbientSource {
     watch = nil
     device = nil
     deliver = nil
-    pending = false
+    changes.reset()
   }
 
   private func readable() {
@@ -124,16 +126,7 @@ public final class InputProximitySource: AmbientSource {
       watch = nil
       return
     }
-    for event in events {
-      if event.type == UInt16(EV_SW)
-        && UInt32(event.code) == AmbientDescription.frontProximitySwitch
-      {
-        pending = true
-      } else if event.isReport && pending {
-        pending = false
-        report()
-      }
-    }
+    for _ in changes.reports(in: events) { report() }
   }
 
   private func report() {

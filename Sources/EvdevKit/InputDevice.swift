@@ -73,6 +73,35 @@ public struct InputEvent: Equatable, Sendable {
   public var isReport: Bool { type == UInt16(EV_SYN) && code == UInt16(SYN_REPORT) }
 }
 
+/// The reports (`SYN_REPORT` frames) of an event stream in which something of interest
+/// changed. A report can be split across two reads, so the state is kept between calls.
+public struct ChangedReports {
+  private let isChange: (InputEvent) -> Bool
+  private var pending = false
+
+  /// Watches for events for which `isChange` is true.
+  public init(where isChange: @escaping (InputEvent) -> Bool) {
+    self.isChange = isChange
+  }
+
+  /// The `SYN_REPORT` events, in order, that close a report in which a change arrived.
+  public mutating func reports(in events: [InputEvent]) -> [InputEvent] {
+    var closing: [InputEvent] = []
+    for event in events {
+      if isChange(event) {
+        pending = true
+      } else if event.isReport && pending {
+        pending = false
+        closing.append(event)
+      }
+    }
+    return closing
+  }
+
+  /// Forgets a report begun before the device was closed.
+  public mutating func reset() { pending = false }
+}
+
 /// An absolute axis as the kernel describes it (`struct input_absinfo`).
 public struct AbsoluteAxis: Equatable, Sendable {
   /// The last value libevdev knows (read when the device was opened, then updated by events).
