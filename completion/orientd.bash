@@ -1,10 +1,10 @@
-# bash completion for orientd(8): modes, options, detector parameter keys (replay --set),
+# bash completion for orientd(8): modes, options, detector and hinge parameter keys (replay --set),
 # orientation names and rotate's option values, files. Installed as /usr/share/bash-completion/completions/orientd.
 
 _orientd_detector_keys() {
-  # The keys orientd --help lists under "detector parameters".
+  # The keys orientd --help lists under "detector parameters" and "hinge parameters".
   orientd --help 2>/dev/null |
-    awk '/^detector parameters/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && !/^  / { exit }'
+    awk '/^(detector|hinge) parameters/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && !/^  / { on = 0 }'
 }
 
 _orientd() {

@@ -114,6 +114,22 @@ public struct HingeParameters: Sendable, Equatable {
       "report-step": (0...90, \.reportStep),
     ]
 
+  /// `key`'s value as `set` reads it, with its allowed range for the numeric keys
+  /// (`0.02 (0...2)`; `x` for the axis), for `orientd --help`; nil for an unknown key.
+  public func describe(_ key: String) -> String? {
+    if key == "hinge-axis" {
+      let named: [(String, Vector3)] = [
+        ("x", Vector3(1, 0, 0)), ("-x", Vector3(-1, 0, 0)), ("y", Vector3(0, 1, 0)),
+        ("-y", Vector3(0, -1, 0)), ("z", Vector3(0, 0, 1)), ("-z", Vector3(0, 0, -1)),
+      ]
+      return named.first { $0.1 == hingeAxis }?.0
+        ?? [hingeAxis.x, hingeAxis.y, hingeAxis.z].map(shortDecimal).joined(separator: ",")
+    }
+    guard let (range, field) = HingeParameters.numeric[key] else { return nil }
+    return "\(shortDecimal(self[keyPath: field])) (\(shortDecimal(range.lowerBound))..."
+      + "\(shortDecimal(range.upperBound)))"
+  }
+
   /// Parses a hinge axis: `x`, `-y`, ... or three numbers (normalised).
   public static func axis(_ text: String) -> Vector3? {
     let trimmed = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })

@@ -138,6 +138,10 @@ struct Options: Equatable {
     detector parameters (KEY, default, unit):
     \(Options.parameterTable)
 
+    hinge parameters of a convertible (KEY, default and range; replay --set and the
+    [posture] section; degrees, seconds, fractions of g; docs/convertibles.md):
+    \(Options.hingeTable)
+
     orientd rotate follows the orientation and turns the screen and its touch input (sway,
     wlroots compositors, X11, hooks). It is a separate program, orientd-rotate (installed in
     /usr/libexec/orientd, Debian package orientd-rotate), which orientd rotate runs with the
@@ -159,6 +163,14 @@ struct Options: Equatable {
       let name = key.rawValue.padding(to: 21)
       let value = "\(shortDecimal(defaults[key])) \(key.unit)".padding(to: 20)
       return "  \(name) \(value) \(key.summary)"
+    }.joined(separator: "\n")
+  }
+
+  /// The hinge parameter lines of `usage`.
+  static var hingeTable: String {
+    let defaults = HingeParameters()
+    return HingeParameters.keys.map { key in
+      "  \(key.padding(to: 27)) \(defaults.describe(key) ?? "")"
     }.joined(separator: "\n")
   }
 

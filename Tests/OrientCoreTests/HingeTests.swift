@@ -257,4 +257,19 @@ import Testing
     #expect(HingeParameters.axis("0 0 2") == Vector3(0, 0, 1))
     #expect(HingeParameters.axis("0 0 0") == nil)
   }
+
+  @Test func everyKeyIsDescribedAsSetReadsIt() throws {
+    var p = HingeParameters()
+    for key in HingeParameters.keys {
+      let text = try #require(p.describe(key), "\(key) has no description")
+      // The value part (before the range) is accepted by set and changes nothing.
+      let value = String(text.split(separator: " ")[0])
+      try p.set(key, value)
+      #expect(p == HingeParameters(), "\(key) = \(value)")
+    }
+    #expect(p.describe("report-step") == "1 (0...90)")
+    #expect(p.describe("nope") == nil)
+    try p.set("hinge-axis", "-y")
+    #expect(p.describe("hinge-axis") == "-y")
+  }
 }
