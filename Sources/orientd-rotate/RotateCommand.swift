@@ -179,6 +179,12 @@ final class Rotator {
   private let statePath: String?
   private var lockServer: LockServer?
   private var tablet: TabletModeSwitch?
+  /// orientd's posture (`org.orientd.Posture1`), followed for `--when tablet` while orientd is
+  /// the service.
+  private var posture: PostureFollower?
+  /// orientd's `TabletMode` while it has a hinge: it wins over the evdev switches, since
+  /// orientd already publishes a firmware switch when there is one and its own guess otherwise.
+  private var postureTabletMode: Bool?
   private var settleTimer: EventLoop.Timer?
   private var stopTimer: EventLoop.Timer?
   private var retryTimer: EventLoop.Timer?
@@ -232,7 +238,14 @@ final class Rotator {
       lockServer = try LockServer(path: socket, loop: loop)
     }
     if options.policy == .tablet {
-      tablet = try TabletModeSwitch(loop: loop)
+      let switches = TabletModeSwitch(
+        loop: loop, udev: udev ?? (try? UdevContext()), logger: logger)
+      if switches.paths.isEmpty {
+        logger.notice(
+          "--when tablet: no input device reports SW_TABLET_MODE yet; not turning until one "
+            + "appears or orientd reports tablet mode (a convertible with two accelerometers)")
+      }
+      tablet = switches
     }
     let backendName = backend?.name ?? "hooks only"
     logger.notice(
@@ -265,8 +278,13 @@ final class Rotator {
     }
     lockServer?.handler = { [weak self] request in self?.lockRequest(request) ?? false }
     tablet?.onChange = { [weak self] on in
-      self?.logger.notice("tablet mode \(on ? "on" : "off")")
-      self?.consider()
+      guard let self else { return }
+      if self.postureTabletMode != nil {
+        self.logger.debug("switch says tablet mode \(on ? "on" : "off"); orientd's posture decides")
+        return
+      }
+      self.logger.notice("tablet mode \(on ? "on" : "off")")
+      self.consider()
     }
     client.connection.onDisconnect = { [weak self] in
       StandardStream.error.writeLine("orientd rotate: lost the connection to the bus")
@@ -277,6 +295,7 @@ final class Rotator {
     client.onChange = { [weak self] state, _ in self?.update(state) }
     client.onServiceLost = { [weak self] service in
       self?.logger.notice("\(service.busName) went away; waiting for it to come back")
+      self?.followPosture(nil)
       self?.claimWhenThere()
     }
     claimWhenThere()
@@ -298,6 +317,7 @@ final class Rotator {
     lockServer?.handler = nil
     lockServer = nil
     tablet?.onChange = nil
+    posture?.onChange = nil
     client.connection.close()
     return status
   }
@@ -306,6 +326,7 @@ final class Rotator {
     guard !stopping else { return }
     stopping = true
     status = code
+    posture?.release()
     client.release(timeoutMilliseconds: 1_000) { [weak self] _ in self?.loop.stop() }
     stopTimer = try? loop.makeTimer { [weak self] in self?.loop.stop() }
     try? stopTimer?.schedule(after: .milliseconds(1_500))
@@ -332,6 +353,7 @@ final class Rotator {
       switch result {
       case .success(let state):
         self.logger.notice("following \(state.service.busName)")
+        self.followPosture(state.service)
         self.update(state)
       case .failure(let error) where error.kind == .serviceMissing:
         self.claimWhenThere()
@@ -350,6 +372,44 @@ final class Rotator {
         self.stop(ExitStatus.unavailable.rawValue)
       }
     }
+  }
+
+  /// `--when tablet`: follows orientd's posture while orientd is `service` (nil: none).
+  private func followPosture(_ service: OrientService?) {
+    guard tablet != nil else { return }
+    posture?.onChange = nil
+    posture = nil
+    let had = postureTabletMode
+    postureTabletMode = nil
+    if service == .orientd {
+      let follower = PostureFollower(connection: client.connection, logger: logger)
+      follower.onChange = { [weak self] reading in self?.postureChanged(reading) }
+      posture = follower
+      follower.start()
+    }
+    if had != nil {
+      logger.notice("tablet mode from the switches again: \(isTabletMode ? "on" : "off")")
+      consider()
+    }
+  }
+
+  private func postureChanged(_ reading: PostureReading) {
+    let now: Bool? = reading.hasHinge ? reading.tabletMode : nil
+    guard now != postureTabletMode else { return }
+    postureTabletMode = now
+    if let now {
+      logger.notice(
+        "tablet mode \(now ? "on" : "off") (orientd: posture \(reading.posture.rawValue), "
+          + "from the \(reading.tabletModeSource))")
+    } else {
+      logger.notice("orientd reports no hinge; tablet mode from the switches")
+    }
+    consider()
+  }
+
+  /// Whether `--when tablet` lets the screen follow the orientation now.
+  private var isTabletMode: Bool {
+    postureTabletMode ?? tablet?.isTabletMode ?? true
   }
 
   private func update(_ state: OrientState) {
@@ -389,24 +449,25 @@ final class Rotator {
     return locked
   }
 
-  /// Applies the latest orientation unless locked, outside tablet mode, settling, or already
-  /// there.
+  /// Applies the latest orientation unless locked, settling, or already there; outside tablet
+  /// mode (`--when tablet`) the screen goes back to upright, the way a laptop is used.
   private func consider() {
-    guard !stopping, let target = Turn.target(for: latest, natural: natural) else {
-      return
+    // Nothing to follow yet (no service, no accelerometer): leave the screen as it is.
+    guard !stopping, latest != .undefined else { return }
+    var orientation = latest
+    if tablet != nil && !isTabletMode {
+      if latest != .normal { logger.debug("not in tablet mode: not turning to \(latest)") }
+      orientation = .normal
     }
+    guard let target = Turn.target(for: orientation, natural: natural) else { return }
     if locked {
-      logger.debug("locked: not turning to \(latest)")
-      return
-    }
-    if let tablet, !tablet.isTabletMode {
-      logger.debug("not in tablet mode: not turning to \(latest)")
+      logger.debug("locked: not turning to \(orientation)")
       return
     }
     if settling || turning { return }
     if target == appliedTurn && backend != nil { return }
-    if backend == nil && latest == appliedOrientation { return }
-    apply(target, orientation: latest)
+    if backend == nil && orientation == appliedOrientation { return }
+    apply(target, orientation: orientation)
   }
 
   /// The udev-found devices bound to `output` (unless `--touch-only`) and the `--touch` ones.

@@ -511,7 +511,8 @@ enum TabletSwitch {
 }
 
 extension RotateTests {
-  /// `--when tablet`: turns while SW_TABLET_MODE is on, not after it went off.
+  /// `--when tablet`: turns while SW_TABLET_MODE is on; when it goes off the screen goes back
+  /// upright (a laptop is typed on upright) and stays there whatever the sensor says.
   @Test func onlyInTabletModeWithWhenTablet() throws {
     let fixture = try DaemonFixture()
     let sway = try HeadlessSway()
@@ -540,12 +541,14 @@ extension RotateTests {
     #expect(
       waitFor(timeout: 15) { rotate.standardError.contains("tablet mode off") },
       "\(rotate.standardError)")
+    #expect(
+      waitFor(timeout: 10) { (try? sway.transform()) == "normal" }, "\(rotate.standardError)")
     try fixture.turn(.bottomUp)
     #expect(
       waitFor(timeout: 10) {
         rotate.standardError.contains("not in tablet mode: not turning to bottom-up")
       }, "\(rotate.standardError)")
-    #expect(try sway.transform() == "270")
+    #expect(try sway.transform() == "normal")
   }
 }
 
@@ -587,5 +590,80 @@ extension RotateTests {
     let once = try self.rotate(fixture, sway, ["--output", "HEADLESS-1", "--once"], state: state)
     #expect(once.wait(timeout: 15) == 0, "\(once.standardError)")
     #expect(try sway.transform() == "180")
+  }
+}
+
+extension RotateTests {
+  /// `--when tablet` with no switch at the start: a switch that appears later (orientd's own
+  /// uinput switch made after a restart, a keyboard dock) is followed through udev's input
+  /// events, and one that goes away takes tablet mode with it.
+  @Test(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+  func aTabletModeSwitchThatAppearsLaterIsFollowed() throws {
+    let fixture = try DaemonFixture()
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    try writeFile(state.file("switch.ioctl"), TabletSwitch.ioctls)
+    // On half a second after it appears, and stays on.
+    try writeFile(state.file("switch.events"), TabletSwitch.events(offAt: 3600))
+    var environment = fixture.bus.environment.merging(sway.environment) { $1 }
+    environment["XDG_RUNTIME_DIR"] = state.path
+    environment["XDG_CURRENT_DESKTOP"] = "sway"
+    let platform = UMockdevDevice(
+      devpath: "/devices/platform/INT33D6:00",
+      properties: [("SUBSYSTEM", "platform"), ("DRIVER", "intel-vbtn")])
+    let input = UMockdevDevice(
+      devpath: "\(platform.devpath)/input/input7",
+      properties: [("SUBSYSTEM", "input"), ("ID_INPUT", "1"), ("ID_INPUT_SWITCH", "1")],
+      attributes: [("name", "Intel Virtual Switches\n"), ("capabilities/sw", "2\n")])
+    let event = UMockdevDevice(
+      devpath: "\(input.devpath)/event7",
+      properties: [
+        ("SUBSYSTEM", "input"), ("DEVNAME", TabletSwitch.node), ("ID_INPUT", "1"),
+        ("ID_INPUT_SWITCH", "1"), ("MAJOR", "13"), ("MINOR", "71"),
+      ], attributes: [("dev", "13:71\n")], node: "input/event7")
+    let testbed = try LiveTestbed(
+      devices: [platform],
+      program: [
+        try Built.executable("orientd"), "rotate", "-v", "--output", "HEADLESS-1", "--settle",
+        "0", "--when", "tablet",
+      ], environment: environment)
+    defer { _ = try? testbed.stopProgram() }
+    #expect(
+      waitFor(timeout: 15) {
+        testbed.programStderr.contains("following ")
+          && testbed.programStderr.contains("no input device reports SW_TABLET_MODE yet")
+      }, "\(testbed.programStderr)")
+    try fixture.turn(.leftUp)
+    #expect(
+      waitFor(timeout: 10) {
+        testbed.programStderr.contains("not in tablet mode: not turning to left-up")
+      }, "\(testbed.programStderr)")
+    #expect(try sway.transform() == "normal")
+
+    // The switch appears; umockdev announces it before its node answers the evdev ioctls, so
+    // a "change" follows once they are loaded (udevd announces a node only when it is ready).
+    try testbed.perform {
+      $0.hotplug([event, input])
+      $0.evdev(
+        TabletSwitch.node, ioctls: state.file("switch.ioctl"), events: state.file("switch.events"))
+      $0.uevent(event, "change")
+    }
+    #expect(
+      waitFor(timeout: 15) {
+        testbed.programStderr.contains(
+          "tablet-mode switch \(TabletSwitch.node) (Intel Virtual Switches) appeared")
+          && testbed.programStderr.contains("tablet mode on")
+      }, "\(testbed.programStderr)")
+    #expect(
+      waitFor(timeout: 10) { (try? sway.transform()) == "270" }, "\(testbed.programStderr)")
+
+    // Unplugged: tablet mode goes with it and the screen turns back upright.
+    try testbed.perform { $0.unplug(event) }
+    #expect(
+      waitFor(timeout: 15) { testbed.programStderr.contains("tablet mode off") },
+      "\(testbed.programStderr)")
+    #expect(
+      waitFor(timeout: 10) { (try? sway.transform()) == "normal" }, "\(testbed.programStderr)")
+    #expect(testbed.programIsRunning)
   }
 }

@@ -133,6 +133,16 @@ public struct UMockdevScenario {
     add("uevent", [("syspath", .string(device.syspath)), ("action", .string(action))])
   }
 
+  /// Emulates the evdev node `devnode` of a device added at run time: the ioctls in the file
+  /// `ioctls` (as `umockdev-run -i`) and the evemu events in the file `events` (as `-e`).
+  public mutating func evdev(_ devnode: String, ioctls: String, events: String? = nil) {
+    var members: [(String, JSONValue)] = [
+      ("devnode", .string(devnode)), ("ioctl", .string(ioctls)),
+    ]
+    if let events { members.append(("events", .string(events))) }
+    add("evdev", members)
+  }
+
   /// Adds devices at run time and announces each with an `add` uevent (parents that exist
   /// already are kept).
   public mutating func hotplug(_ devices: [UMockdevDevice]) {

@@ -158,6 +158,12 @@ class Driver:
             self.testbed.set_property(step['syspath'], step['name'], step['value'])
         elif op == 'uevent':
             self.testbed.uevent(step['syspath'], step['action'])
+        elif op == 'evdev':
+            # An input node added at run time: the evdev ioctls libevdev asks (umockdev-run's -i)
+            # and the events it then reads in evemu's format (-e, timed from now).
+            self.testbed.load_ioctl(step['devnode'], step['ioctl'])
+            if step.get('events'):
+                self.testbed.load_evemu_events(step['devnode'], step['events'])
         elif op == 'spawn':
             env = dict(os.environ)
             env['UMOCKDEV_DIR'] = self.root
