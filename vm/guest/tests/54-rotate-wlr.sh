@@ -3,11 +3,13 @@
 # 0.15) as nobody on its DRM backend, on the virtio-gpu card (vm/run.sh) through Debian's seatd,
 # pixman renderer (dumb buffers, no GL in the guest). Its output Virtual-1 has the card's modes,
 # so wlr-randr can send the head's state back (sway's headless outputs cannot: wlr-randr lists
-# them "Enabled: no, Modes: 0x0" and their commit fails). orientd on the emulated accelerometer;
-# `orientd rotate --backend wlr-randr` turns through the four orientations and the transform is
-# read back both with wlr-randr (wl_output's spelling) and swaymsg (sway's clockwise spelling).
-# The kernel command line gives Virtual-1 a "Left Side Up" panel orientation (rotate-panel), so
-# every transform is the device's turn plus a quarter.
+# them "Enabled: no, Modes: 0x0" and their commit fails). WLR_LIBINPUT_NO_DEVICES=1: the guest
+# has no input device, and without it wlroots stops ("libinput initialization failed, no input
+# devices"). orientd on the emulated accelerometer; `orientd rotate --backend wlr-randr` turns
+# through the four orientations and the transform is read back both with wlr-randr (wl_output's
+# spelling) and swaymsg (sway's clockwise spelling). The kernel command line gives Virtual-1 a
+# "Left Side Up" panel orientation (rotate-panel), so every transform is the device's turn plus
+# a quarter.
 # timeout: 150
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
@@ -26,12 +28,12 @@ require "seatd listens" wait_for 20 "/run/seatd.sock" test -S /run/seatd.sock
 
 SWAYDIR=$RUNDIR/sway
 mkdir -p "$SWAYDIR"
-: >"$SWAYDIR/config"
+echo "xwayland disable" >"$SWAYDIR/config" # no Xwayland in the image
 chown -R 65534:65534 "$SWAYDIR"
 chmod 700 "$SWAYDIR"
 spawn sway setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin \
   "XDG_RUNTIME_DIR=$SWAYDIR" "HOME=$SWAYDIR" WLR_BACKENDS=drm,libinput WLR_RENDERER=pixman \
-  WLR_DRM_DEVICES=/dev/dri/card0 WLR_NO_HARDWARE_CURSORS=1 WLR_LIBINPUT_NO_DEVICES=1 \
+  WLR_DRM_DEVICES=/dev/dri/card0 WLR_LIBINPUT_NO_DEVICES=1 \
   LIBSEAT_BACKEND=seatd SEATD_SOCK=/run/seatd.sock sway -d -c "$SWAYDIR/config"
 sway_socket() {
   local s
@@ -66,7 +68,9 @@ wlr_transform() {
     "$TOUT/wlr-randr.now")" = "$1" ]
 }
 sway_transform() {
-  [ "$(swaymsg -r -t get_outputs | jq -r '.[] | select(.name == "Virtual-1") | .transform')" = "$1" ]
+  local transform
+  transform=$(swaymsg -r -t get_outputs | jq -r '.[] | select(.name == "Virtual-1") | .transform')
+  [ "$transform" = "$1" ]
 }
 # orientation, wl_output transform (device turn + the panel's quarter), sway's spelling
 turn() {
