@@ -162,7 +162,8 @@ bin=${ORIENTD_VM_BIN:-$root/.build/debug}
 # filesystem): the tools the guest tests call.
 host_pkgs=(qemu-system-x86 busybox-static cpio kmod)
 guest_pkgs=(udev systemd dbus python3 v4l-utils libjpeg-turbo-progs
-  iio-sensor-proxy util-linux procps dosfstools)
+  iio-sensor-proxy util-linux procps dosfstools
+  sway wlr-randr seatd jq) # rotate-touch, rotate-wlr (they skip without them)
 
 missing_pkgs() {
   local p
