@@ -163,6 +163,8 @@ bin=${ORIENTD_VM_BIN:-$root/.build/debug}
 host_pkgs=(qemu-system-x86 busybox-static cpio kmod)
 guest_pkgs=(udev systemd dbus python3 v4l-utils libjpeg-turbo-progs
   iio-sensor-proxy util-linux procps dosfstools)
+# rotate-x11: a real Xorg (modesetting on the virtio-gpu card) with the libinput input driver.
+guest_pkgs+=(xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils xinput)
 
 missing_pkgs() {
   local p
@@ -361,8 +363,10 @@ kernel_args+=" no_timer_check"
 # for a portrait panel in a landscape tablet.
 display=()
 if [ $init = bash ]; then
-  display=(-device virtio-gpu-pci)
+  display=(-device virtio-gpu-pci,max_outputs=2)
   kernel_args+=" video=Virtual-1:panel_orientation=left_side_up"
+  # rotate-x11's second output: QEMU without a display reports only the first one connected.
+  kernel_args+=" video=Virtual-2:e"
 fi
 qemu=(timeout --kill-after=10 "$vm_timeout" "$qemu_bin"
   -accel tcg,thread=multi,tb-size=256 -cpu max -m "$mem" -smp "$smp"

@@ -184,6 +184,8 @@ final class Rotator {
   private var retryTimer: EventLoop.Timer?
   private var wait: ServiceWait?
   private var signals: EventLoop.Watch?
+  /// The backend's connection, when devices can appear between turns (`TouchHotplugging`).
+  private var deviceWatch: EventLoop.Watch?
 
   private var latest: Orientation = .undefined
   private var appliedTurn: Turn?
@@ -255,6 +257,17 @@ final class Rotator {
         self.logger.debug("settled; latest orientation \(self.latest)")
         self.consider()
       }
+      if let hotplug = backend as? TouchHotplugging {
+        deviceWatch = try loop.watch(hotplug.eventDescriptor, for: .readable) {
+          [weak self] events in
+          if !events.isDisjoint(with: [.hangup, .error]) {
+            self?.logger.warning("the \(hotplug.name) connection closed; new devices stay unmapped")
+            self?.deviceWatch?.cancel()
+            return
+          }
+          self?.mapNewDevices()
+        }
+      }
     } catch {
       StandardStream.error.writeLine(
         "orientd rotate: cannot handle signals or make a timer: \(error)")
@@ -292,6 +305,7 @@ final class Rotator {
     stopTimer?.cancel()
     settleTimer?.cancel()
     signals?.cancel()
+    deviceWatch?.cancel()
     client.onChange = nil
     client.onServiceLost = nil
     client.connection.onDisconnect = nil
@@ -471,6 +485,8 @@ final class Rotator {
     }
     appliedTurn = turn
     appliedOrientation = orientation
+    // A device made while the turn was being applied: its event may be queued already.
+    mapNewDevices()
     for skipped in applied?.touchSkipped ?? [] { logger.notice("touch not mapped: \(skipped)") }
     afterQueue.run(hooks.after, stage: .after, environment: environment) { [weak self] in
       self?.finishOnce()
@@ -487,6 +503,22 @@ final class Rotator {
     }
     settling = false
     consider()
+  }
+
+  /// Gives devices the backend saw appear (a tablet tool's X device made on its first
+  /// proximity) the matrix of the turn applied last.
+  private func mapNewDevices() {
+    guard let hotplug = backend as? TouchHotplugging, hotplug.devicesChanged(),
+      let turn = appliedTurn, !stopping
+    else { return }
+    do {
+      let changed = try hotplug.mapTouch(turn, output: outputName, touch: touch)
+      if !changed.isEmpty {
+        logger.notice("mapped \(changed.joined(separator: ", ")) to \(outputName) (\(turn))")
+      }
+    } catch {
+      logger.warning(error.message)
+    }
   }
 
   private func report(_ turn: Turn, orientation: Orientation, touch: [String]) {
