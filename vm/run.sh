@@ -163,8 +163,6 @@ bin=${ORIENTD_VM_BIN:-$root/.build/debug}
 host_pkgs=(qemu-system-x86 busybox-static cpio kmod)
 guest_pkgs=(udev systemd dbus python3 v4l-utils libjpeg-turbo-progs
   iio-sensor-proxy util-linux procps dosfstools)
-# rotate-x11: a real Xorg (modesetting on the virtio-gpu card) with the libinput input driver.
-guest_pkgs+=(xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils xinput)
 
 missing_pkgs() {
   local p
@@ -174,6 +172,9 @@ missing_pkgs() {
 }
 
 apt_lists_present() { compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; }
+
+# rotate-x11: a real Xorg (modesetting on the virtio-gpu card) with the libinput input driver.
+guest_pkgs+=(xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils xinput)
 
 mapfile -t missing < <(missing_pkgs "${host_pkgs[@]}" "${guest_pkgs[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
