@@ -437,16 +437,23 @@ final class Rotator {
     return devices
   }
 
-  private func apply(_ turn: Turn, orientation: Orientation) {
+  /// Finds the touch devices again (one plugged in since the last look is mapped too).
+  private func refreshTouch() {
     do {
       let now = try Rotator.touchDevices(options, output: outputName, udev: udev)
-      if now != touch {
+      // udev enumerates in no fixed order: the same devices in another order are no change.
+      let key = { (device: TouchDevice) in device.devnode ?? device.name }
+      if now.map(key).sorted() != touch.map(key).sorted() {
         logger.notice("touch devices now: \(now.map(\.name).joined(separator: ", "))")
         touch = now
       }
     } catch {
       logger.warning("cannot list touch devices again (\(error.message)); keeping the last list")
     }
+  }
+
+  private func apply(_ turn: Turn, orientation: Orientation) {
+    refreshTouch()
     let previous = appliedOrientation?.rawValue
     let environment = { (stage: Hooks.Stage) in
       Hooks.environment(
@@ -506,11 +513,13 @@ final class Rotator {
   }
 
   /// Gives devices the backend saw appear (a tablet tool's X device made on its first
-  /// proximity) the matrix of the turn applied last.
+  /// proximity, a touchscreen plugged in) the matrix of the turn applied last.
   private func mapNewDevices() {
     guard let hotplug = backend as? TouchHotplugging, hotplug.devicesChanged(),
       let turn = appliedTurn, !stopping
     else { return }
+    // Xorg adds input devices from udev: a new touchscreen is in udev's list by now.
+    refreshTouch()
     do {
       let changed = try hotplug.mapTouch(turn, output: outputName, touch: touch)
       if !changed.isEmpty {

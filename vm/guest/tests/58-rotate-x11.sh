@@ -217,9 +217,12 @@ rotate_reports() {
   return 1
 }
 TURNS=0
-require "orientd rotate found the touchscreen and the pen tablet through udev" \
-  wait_for 60 "rotate's start line" has_line "$TOUT/rotate.log" \
-  '*touch: *orientd-vm touchscreen (touchscreen)*orientd-vm pen (tablet)*'
+require "orientd rotate started" wait_for 60 "rotate's start line" \
+  last_line_with "$TOUT/rotate.log" 'touch: '
+# (udev's order)
+require "it found the touchscreen and the pen tablet through udev" \
+  eval '[[ $LAST_LINE == *"orientd-vm touchscreen (touchscreen)"* &&
+    $LAST_LINE == *"orientd-vm pen (tablet)"* ]]'
 for orientation in left-up bottom-up right-up normal; do
   accel orient "$orientation"
   word=${RANDR[$orientation]}
