@@ -39,6 +39,7 @@ TEST_PKGS=(
   sway wlr-randr       # orientd rotate: a real headless sway (IPC, outputs, wlr-randr)
   seatd                # orientd rotate: sway on libinput in the VM (rotate-touch) gets its seat from seatd
   xserver-xephyr x11-xserver-utils xinput  # orientd rotate on X11: Xephyr rotates (Xorg dummy does not)
+  xserver-xorg-core xserver-xorg-input-libinput  # the VM's rotate-x11: real Xorg (modesetting) on libinput devices
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
   libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does

@@ -174,6 +174,9 @@ missing_pkgs() {
 
 apt_lists_present() { compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; }
 
+# rotate-x11: a real Xorg (modesetting on the virtio-gpu card) with the libinput input driver.
+guest_pkgs+=(xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils xinput)
+
 mapfile -t missing < <(missing_pkgs "${host_pkgs[@]}" "${guest_pkgs[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
@@ -362,8 +365,10 @@ kernel_args+=" no_timer_check"
 # for a portrait panel in a landscape tablet.
 display=()
 if [ $init = bash ]; then
-  display=(-device virtio-gpu-pci)
+  display=(-device virtio-gpu-pci,max_outputs=2)
   kernel_args+=" video=Virtual-1:panel_orientation=left_side_up"
+  # rotate-x11's second output: QEMU without a display reports only the first one connected.
+  kernel_args+=" video=Virtual-2:e"
 fi
 qemu=(timeout --kill-after=10 "$vm_timeout" "$qemu_bin"
   -accel tcg,thread=multi,tb-size=256 -cpu max -m "$mem" -smp "$smp"

@@ -80,3 +80,33 @@ extension RotationBackend {
     return panel
   }
 }
+
+/// A backend whose touch devices can appear between turns: on X11, xf86-input-libinput makes
+/// a tablet tool's X device (`... Pen (0)`, `... Eraser (0)`) only when the tool first comes into
+/// proximity, with an identity matrix; the running `orientd rotate` maps it to the current turn.
+public protocol TouchHotplugging: RotationBackend {
+  /// A descriptor that becomes readable when the backend has events to read.
+  var eventDescriptor: Int32 { get }
+  /// Reads the pending events; true when input devices were added or enabled.
+  func devicesChanged() -> Bool
+  /// Gives the devices of `touch` the matrix of `turn` on `output` without turning the output;
+  /// returns the names of the devices it changed.
+  func mapTouch(_ turn: Turn, output: String, touch: [TouchDevice]) throws(RotateError) -> [String]
+}
+
+/// Which X input devices belong to the touch devices: pure logic of the X11 backend.
+public enum XInputSelection {
+  /// Whether an XInput2 device is one of `wanted`: a slave pointer (attached or floating) on
+  /// the event node of a wanted device (a tablet's tool devices share its node), or named with
+  /// `--touch`; a device without a "Device Node" property (a driver that sets none) by the name
+  /// of any wanted device. Master devices and slave keyboards never: xf86-input-libinput
+  /// attaches a pen tablet's base device to the core keyboard, where it carries no pointer
+  /// events (its tools' devices do) and X refuses it a matrix (BadMatch).
+  public static func selects(
+    pointerSlave: Bool, enabled: Bool, node: String?, name: String, wanted: [TouchDevice]
+  ) -> Bool {
+    guard pointerSlave, enabled else { return false }
+    if let node, wanted.contains(where: { $0.devnode == node }) { return true }
+    return wanted.contains { ($0.kind == .named || node == nil) && $0.name == name }
+  }
+}

@@ -14,14 +14,18 @@ nonisolated(unsafe) private var lastXError: UInt8 = 0
 ///
 /// Touch devices are the XI2 slave pointers whose "Device Node" is one of the udev-found
 /// touch/tablet nodes (a tablet's pen and eraser devices share the node), or that are named
-/// with `--touch`. Their matrices are set first and put back
-/// if turning the output fails.
-public final class X11Backend: RotationBackend {
+/// with `--touch` (`XInputSelection`). Their matrices are set first and put back if turning the
+/// output fails. xf86-input-libinput makes a tablet tool's device only when the tool first
+/// comes into proximity: the backend listens for XInput hierarchy changes (`TouchHotplugging`)
+/// so that `orientd rotate` gives such a device the current matrix.
+public final class X11Backend: TouchHotplugging {
   /// `x11`.
   public let name = "x11"
   private let display: OpaquePointer
   private let root: Window
   private let displayName: String
+  /// XInput's major opcode: its events are `GenericEvent`s carrying it.
+  private var xiOpcode: Int32 = 0
 
   /// Opens `displayName` (`$DISPLAY`) and checks for RandR 1.2 and XInput 2.
   ///
@@ -52,6 +56,18 @@ public final class X11Backend: RotationBackend {
       XCloseDisplay(display)
       throw RotateError(.unavailable, "X display '\(name)' has no XInput 2 (protocol missing)")
     }
+    var event: Int32 = 0
+    var error: Int32 = 0
+    _ = XQueryExtension(display, "XInputExtension", &xiOpcode, &event, &error)
+    // Hierarchy changes: a tablet tool's device made after a turn gets the matrix then.
+    var mask = [UInt8](repeating: 0, count: 4)
+    mask[Int(XI_HierarchyChanged) >> 3] |= UInt8(1 << (Int(XI_HierarchyChanged) & 7))
+    mask.withUnsafeMutableBufferPointer { bytes in
+      var eventMask = XIEventMask(
+        deviceid: XIAllDevices, mask_len: Int32(bytes.count), mask: bytes.baseAddress)
+      _ = XISelectEvents(display, root, &eventMask, 1)
+    }
+    XFlush(display)
   }
 
   deinit { XCloseDisplay(display) }
@@ -126,20 +142,21 @@ public final class X11Backend: RotationBackend {
 
   private func atom(_ name: String) -> Atom { XInternAtom(display, name, 0) }
 
-  /// The XI2 slave pointers to turn: those on a node of `wanted`, or named in it.
+  /// The XI2 slave pointers to turn: those on a node of `wanted`, or named in it
+  /// (`XInputSelection`).
   private func touchDevices(_ wanted: [TouchDevice]) -> [(id: Int32, name: String)] {
-    let nodes = Set(wanted.compactMap(\.devnode))
-    let names = Set(wanted.map(\.name))
     var count: Int32 = 0
     guard let infos = XIQueryDevice(display, XIAllDevices, &count) else { return [] }
     defer { XIFreeDeviceInfo(infos) }
     var found: [(Int32, String)] = []
     for i in 0..<Int(count) {
       let info = infos[i]
-      guard info.use == XISlavePointer, info.enabled != 0 else { continue }
+      let slave = info.use == XISlavePointer || info.use == XIFloatingSlave
       let name = String(cString: info.name)
-      let node = stringProperty(device: info.deviceid, "Device Node")
-      if node.map({ nodes.contains($0) }) == true || names.contains(name) {
+      let node = slave ? stringProperty(device: info.deviceid, "Device Node") : nil
+      if XInputSelection.selects(
+        pointerSlave: slave, enabled: info.enabled != 0, node: node, name: name, wanted: wanted)
+      {
         found.append((info.deviceid, name))
       }
     }
@@ -278,6 +295,69 @@ public final class X11Backend: RotationBackend {
       throw RotateError(.software, "x11: \(output) did not take rotation \(turn.randrName)")
     }
     return Applied(output: now, touch: mapped, touchSkipped: skipped)
+  }
+
+  // MARK: Devices made after a turn
+
+  /// The X connection.
+  public var eventDescriptor: Int32 { XConnectionNumber(display) }
+
+  /// Reads the queued X events; true when one was an XInput hierarchy change.
+  public func devicesChanged() -> Bool {
+    var changed = false
+    while XPending(display) > 0 {
+      var event = XEvent()
+      XNextEvent(display, &event)
+      if event.type == GenericEvent, event.xcookie.extension == xiOpcode,
+        event.xcookie.evtype == XI_HierarchyChanged
+      {
+        changed = true
+      }
+    }
+    return changed
+  }
+
+  /// Sets the matrix of `turn` on every device of `touch` whose matrix differs (a device made
+  /// since the last turn), the output as it is.
+  public func mapTouch(_ turn: Turn, output: String, touch: [TouchDevice]) throws(RotateError)
+    -> [String]
+  {
+    guard let target = try allOutputs().first(where: { $0.state.name == output }),
+      target.crtc != 0
+    else { return [] }
+    guard
+      let area = try withResources({ resources -> (Double, Double, Double, Double)? in
+        guard let info = XRRGetCrtcInfo(display, resources, target.crtc) else { return nil }
+        defer { XRRFreeCrtcInfo(info) }
+        return (
+          Double(info.pointee.x), Double(info.pointee.y), Double(info.pointee.width),
+          Double(info.pointee.height)
+        )
+      })
+    else { return [] }
+    // The root window's size now: Xlib's DisplayWidth/Height keep the size at connection time.
+    var rootReturn: Window = 0
+    var x: Int32 = 0
+    var y: Int32 = 0
+    var width: UInt32 = 0
+    var height: UInt32 = 0
+    var border: UInt32 = 0
+    var depth: UInt32 = 0
+    guard
+      XGetGeometry(display, root, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0,
+      width > 0, height > 0
+    else { return [] }
+    let values = X11Backend.matrix(turn, area: area, screen: (Double(width), Double(height)))
+    var changed: [String] = []
+    for device in touchDevices(touch) {
+      guard let old = matrix(device: device.id), old != values else { continue }
+      guard setMatrix(values, device: device.id) else {
+        throw RotateError(
+          .software, "x11: cannot set the matrix of \(device.name) (X error \(lastXError))")
+      }
+      changed.append(device.name)
+    }
+    return changed
   }
 
   private func restore(_ previous: [(Int32, [Float])]) {

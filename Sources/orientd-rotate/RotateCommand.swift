@@ -190,6 +190,8 @@ final class Rotator {
   private var retryTimer: EventLoop.Timer?
   private var wait: ServiceWait?
   private var signals: EventLoop.Watch?
+  /// The backend's connection, when devices can appear between turns (`TouchHotplugging`).
+  private var deviceWatch: EventLoop.Watch?
 
   private var latest: Orientation = .undefined
   private var appliedTurn: Turn?
@@ -268,6 +270,17 @@ final class Rotator {
         self.logger.debug("settled; latest orientation \(self.latest)")
         self.consider()
       }
+      if let hotplug = backend as? TouchHotplugging {
+        deviceWatch = try loop.watch(hotplug.eventDescriptor, for: .readable) {
+          [weak self] events in
+          if !events.isDisjoint(with: [.hangup, .error]) {
+            self?.logger.warning("the \(hotplug.name) connection closed; new devices stay unmapped")
+            self?.deviceWatch?.cancel()
+            return
+          }
+          self?.mapNewDevices()
+        }
+      }
     } catch {
       StandardStream.error.writeLine(
         "orientd rotate: cannot handle signals or make a timer: \(error)")
@@ -311,6 +324,7 @@ final class Rotator {
     stopTimer?.cancel()
     settleTimer?.cancel()
     signals?.cancel()
+    deviceWatch?.cancel()
     client.onChange = nil
     client.onServiceLost = nil
     client.connection.onDisconnect = nil
@@ -484,16 +498,23 @@ final class Rotator {
     return devices
   }
 
-  private func apply(_ turn: Turn, orientation: Orientation) {
+  /// Finds the touch devices again (one plugged in since the last look is mapped too).
+  private func refreshTouch() {
     do {
       let now = try Rotator.touchDevices(options, output: outputName, udev: udev)
-      if now != touch {
+      // udev enumerates in no fixed order: the same devices in another order are no change.
+      let key = { (device: TouchDevice) in device.devnode ?? device.name }
+      if now.map(key).sorted() != touch.map(key).sorted() {
         logger.notice("touch devices now: \(now.map(\.name).joined(separator: ", "))")
         touch = now
       }
     } catch {
       logger.warning("cannot list touch devices again (\(error.message)); keeping the last list")
     }
+  }
+
+  private func apply(_ turn: Turn, orientation: Orientation) {
+    refreshTouch()
     let previous = appliedOrientation?.rawValue
     let environment = { (stage: Hooks.Stage) in
       Hooks.environment(
@@ -532,6 +553,8 @@ final class Rotator {
     }
     appliedTurn = turn
     appliedOrientation = orientation
+    // A device made while the turn was being applied: its event may be queued already.
+    mapNewDevices()
     for skipped in applied?.touchSkipped ?? [] { logger.notice("touch not mapped: \(skipped)") }
     afterQueue.run(hooks.after, stage: .after, environment: environment) { [weak self] in
       self?.finishOnce()
@@ -548,6 +571,24 @@ final class Rotator {
     }
     settling = false
     consider()
+  }
+
+  /// Gives devices the backend saw appear (a tablet tool's X device made on its first
+  /// proximity, a touchscreen plugged in) the matrix of the turn applied last.
+  private func mapNewDevices() {
+    guard let hotplug = backend as? TouchHotplugging, hotplug.devicesChanged(),
+      let turn = appliedTurn, !stopping
+    else { return }
+    // Xorg adds input devices from udev: a new touchscreen is in udev's list by now.
+    refreshTouch()
+    do {
+      let changed = try hotplug.mapTouch(turn, output: outputName, touch: touch)
+      if !changed.isEmpty {
+        logger.notice("mapped \(changed.joined(separator: ", ")) to \(outputName) (\(turn))")
+      }
+    } catch {
+      logger.warning(error.message)
+    }
   }
 
   private func report(_ turn: Turn, orientation: Orientation, touch: [String]) {

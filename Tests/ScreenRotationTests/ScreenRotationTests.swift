@@ -119,3 +119,50 @@ import Testing
       ])
   }
 }
+
+/// Which X input devices the X11 backend maps, as a real Xorg with xf86-input-libinput lists a
+/// touchscreen and a pen tablet (the rotate-x11 VM test's devices).
+@Suite struct XInputSelectionTests {
+  let wanted = [
+    TouchDevice(name: "orientd-vm touchscreen", kind: .touchscreen, devnode: "/dev/input/event0"),
+    TouchDevice(name: "orientd-vm pen", kind: .tablet, devnode: "/dev/input/event1"),
+  ]
+
+  func selects(_ node: String?, _ name: String, pointerSlave: Bool = true, enabled: Bool = true)
+    -> Bool
+  {
+    XInputSelection.selects(
+      pointerSlave: pointerSlave, enabled: enabled, node: node, name: name, wanted: wanted)
+  }
+
+  @Test func aTabletsToolDevicesShareItsNode() {
+    // xf86-input-libinput names a tool's device after the tablet and the tool.
+    #expect(selects("/dev/input/event1", "orientd-vm pen Pen (0)"))
+    #expect(selects("/dev/input/event1", "orientd-vm pen Eraser (0)"))
+    #expect(selects("/dev/input/event0", "orientd-vm touchscreen"))
+  }
+
+  @Test func theNodeDecidesNotTheName() {
+    // A keyboard/mouse named like a wanted device, on another node: left alone.
+    #expect(!selects("/dev/input/event2", "orientd-vm pen"))
+    #expect(!selects("/dev/input/event2", "orientd-vm keyboard"))
+  }
+
+  @Test func slaveKeyboardsMastersAndDisabledDevicesAreNot() {
+    // The tablet's base device is attached to the core keyboard: X refuses it a matrix.
+    #expect(!selects("/dev/input/event1", "orientd-vm pen", pointerSlave: false))
+    #expect(!selects(nil, "Virtual core pointer", pointerSlave: false))
+    #expect(!selects("/dev/input/event0", "orientd-vm touchscreen", enabled: false))
+  }
+
+  @Test func withoutADeviceNodeTheNameOrTouchDecides() {
+    // A driver that sets no "Device Node" (Xephyr's virtual mouse): by name.
+    #expect(selects(nil, "orientd-vm touchscreen"))
+    #expect(!selects(nil, "Xephyr virtual mouse"))
+    let named = [TouchDevice(name: "Xephyr virtual mouse", kind: .named)]
+    #expect(
+      XInputSelection.selects(
+        pointerSlave: true, enabled: true, node: "/dev/input/event5",
+        name: "Xephyr virtual mouse", wanted: named))
+  }
+}

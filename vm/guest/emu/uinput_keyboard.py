@@ -20,8 +20,10 @@ import sys
 
 from uinput_common import UI_SET_EVBIT, UI_SET_KEYBIT, UI_SET_SWBIT, UInputDevice, serve, write_status
 
-# linux/input-event-codes.h
-EV_KEY, EV_SW, SW_TABLET_MODE = 1, 5, 1
+# linux/input-event-codes.h, linux/uinput.h
+EV_KEY, EV_REL, EV_SW, SW_TABLET_MODE = 1, 2, 5, 1
+REL_X, REL_Y, BTN_LEFT, BTN_RIGHT = 0x00, 0x01, 0x110, 0x111
+UI_SET_RELBIT = 0x40045566
 KEYS = {'a': 30, 'volumedown': 114, 'volumeup': 115}
 BUS_USB = 0x03
 
@@ -37,6 +39,12 @@ class Keyboard(UInputDevice):
         self.ioctl(UI_SET_EVBIT, EV_KEY)
         for word in filter(None, args.keys.split(',')):
             self.ioctl(UI_SET_KEYBIT, key_code(word))
+        if args.mouse:
+            self.ioctl(UI_SET_EVBIT, EV_REL)
+            for axis in (REL_X, REL_Y):
+                self.ioctl(UI_SET_RELBIT, axis)
+            for button in (BTN_LEFT, BTN_RIGHT):
+                self.ioctl(UI_SET_KEYBIT, button)
         if args.tablet_switch:
             self.ioctl(UI_SET_EVBIT, EV_SW)
             self.ioctl(UI_SET_SWBIT, SW_TABLET_MODE)
@@ -84,6 +92,8 @@ def main():
     parser.add_argument('--keys', default='volumeup,volumedown,a')
     parser.add_argument('--bus', type=lambda s: int(s, 0), default=BUS_USB,
                         help='bus type (0x11, i8042: what libinput takes for a built-in keyboard)')
+    parser.add_argument('--mouse', action='store_true',
+                        help='also a mouse (REL_X/Y, left and right buttons): a keyboard/mouse combo')
     parser.add_argument('--tablet-switch', action='store_true',
                         help='also an SW_TABLET_MODE switch (command "switch on|off")')
     serve(parser.parse_args(), Keyboard)
