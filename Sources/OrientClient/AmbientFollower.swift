@@ -91,6 +91,9 @@ public final class AmbientFollower {
   private var claimed: Set<Kind> = []
   /// Increases with every start and stop, so that answers to an older start are ignored.
   private var generation = 0
+  /// After `stop()` or a failure (not after `forget()`, nor once started again): a claim that
+  /// succeeds only now is released at once, so that no claim outlives the follower's interest.
+  private var releasesLateClaims = false
   private static let busName = "net.hadess.SensorProxy"
   private static let compassInterface = "net.hadess.SensorProxy.Compass"
 
@@ -107,6 +110,7 @@ public final class AmbientFollower {
   /// claim after its first reading (orientd: at most about 1.5 s), so the values are fresh.
   public func start() {
     stopFollowing()
+    releasesLateClaims = false
     generation += 1
     let current = generation
     values = AmbientValues()
@@ -130,7 +134,11 @@ public final class AmbientFollower {
         destination: AmbientFollower.busName, path: kind.path, interface: kind.interface,
         member: "Claim\(kind.method)", timeoutMilliseconds: 10_000
       ) { [weak self] result in
-        guard let self, self.generation == current else { return }
+        guard let self else { return }
+        guard self.generation == current else {
+          if case .success = result, self.releasesLateClaims { self.release(kind) }
+          return
+        }
         switch result {
         case .failure(let error):
           self.fail(self.claimError(error, kind), generation: current)
@@ -146,20 +154,29 @@ public final class AmbientFollower {
   /// Releases the claims held (the service also releases a client that leaves the bus) and
   /// stops following.
   public func stop() {
-    for kind in kinds where claimed.contains(kind) {
-      connection.call(
-        destination: AmbientFollower.busName, path: kind.path, interface: kind.interface,
-        member: "Release\(kind.method)"
-      ) { _ in }
-    }
+    releaseClaims()
     generation += 1
     stopFollowing()
   }
 
   /// Forgets the claims without releasing them: the service that held them is gone.
   public func forget() {
+    releasesLateClaims = false
     generation += 1
     stopFollowing()
+  }
+
+  /// Releases every claim held, and any that succeeds later (until the next `start()`).
+  private func releaseClaims() {
+    for kind in kinds where claimed.contains(kind) { release(kind) }
+    releasesLateClaims = true
+  }
+
+  private func release(_ kind: Kind) {
+    connection.call(
+      destination: AmbientFollower.busName, path: kind.path, interface: kind.interface,
+      member: "Release\(kind.method)"
+    ) { _ in }
   }
 
   private func stopFollowing() {
@@ -206,6 +223,9 @@ public final class AmbientFollower {
 
   private func fail(_ error: OrientClientError, generation current: Int) {
     guard generation == current else { return }
+    // One claim refused (or the first read failed): the others, held or still answered later,
+    // are given back rather than kept until the client leaves the bus.
+    releaseClaims()
     generation += 1
     stopFollowing()
     onFailure?(error)

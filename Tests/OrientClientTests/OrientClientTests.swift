@@ -197,3 +197,72 @@ import Testing
     #expect(try pump(loop, until: { proxy.claims.isEmpty }), "\(proxy.claims)")
   }
 }
+
+/// `AmbientFollower` gives back what it claimed when one of its claims is refused: the claim
+/// answered before the refusal, and the one answered after it.
+@Suite struct AmbientFollowerTests {
+  /// `net.hadess.SensorProxy` with light and proximity claims, one of them refused.
+  final class AmbientService {
+    let connection: DBusConnection
+    var claims = Set<String>()
+    var releases: [String] = []
+
+    init(bus: PrivateBus, loop: EventLoop, refused: String) throws {
+      connection = try DBusConnection(bus: .address(bus.address), loop: loop, logger: quietLogger)
+      var methods: [DBusMethod] = []
+      for kind in ["Light", "Proximity"] {
+        methods.append(
+          DBusMethod("Claim\(kind)") { [unowned self] (call) throws(DBusError) -> [DBusValue] in
+            if kind == refused { throw DBusError(.accessDenied, "Not Authorized") }
+            self.claims.insert(kind)
+            return []
+          })
+        methods.append(
+          DBusMethod("Release\(kind)") { [unowned self] (_) throws(DBusError) -> [DBusValue] in
+            self.releases.append(kind)
+            self.claims.remove(kind)
+            return []
+          })
+      }
+      let properties = [
+        DBusProperty("HasAmbientLight", .boolean) { .boolean(true) },
+        DBusProperty("HasProximity", .boolean) { .boolean(true) },
+      ]
+      try connection.export(
+        [DBusInterface("net.hadess.SensorProxy", methods: methods, properties: properties)],
+        at: try DBusObjectPath("/net/hadess/SensorProxy"))
+      guard
+        try connection.requestName("net.hadess.SensorProxy", flags: [.doNotQueue])
+          == .primaryOwner
+      else { throw TestFailure("cannot own net.hadess.SensorProxy") }
+    }
+
+    deinit { connection.close() }
+  }
+
+  /// Light is answered first (claims are sent in kind order): refusing proximity must release
+  /// the light claim already held; refusing light must release proximity's, answered after.
+  @Test(arguments: ["Proximity", "Light"])
+  func aRefusedClaimGivesTheOthersBack(refused: String) throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    let service = try AmbientService(bus: bus, loop: loop, refused: refused)
+    let connection = try DBusConnection(
+      bus: .address(bus.address), loop: loop, logger: quietLogger)
+    defer { connection.close() }
+    let follower = AmbientFollower(
+      connection: connection, kinds: [.light, .proximity], logger: quietLogger)
+    var failure: OrientClientError?
+    follower.onFailure = { failure = $0 }
+    follower.start()
+    try pump(loop) { failure != nil }
+    #expect(failure?.kind == .accessDenied, "\(String(describing: failure))")
+    let granted = refused == "Light" ? "Proximity" : "Light"
+    #expect(
+      try pump(loop) { service.releases == [granted] && service.claims.isEmpty },
+      "claims \(service.claims), releases \(service.releases)")
+    follower.stop()
+    try pump(loop, timeout: 0.3) { false }
+    #expect(service.releases == [granted], "nothing released twice")
+  }
+}
