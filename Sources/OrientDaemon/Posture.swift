@@ -117,6 +117,10 @@ final class PostureController {
   /// loaded late) or goes away is followed without a reload.
   private var inputHotplug: (udev: UdevContext, monitor: UdevMonitor, watch: EventLoop.Watch)?
   private var virtualSwitch: UInputTabletModeSwitch?
+  /// `begin()` has looked for a firmware switch: until then the sensor enumeration may already
+  /// report both accelerometers, and orientd's own switch must not be made (and removed again
+  /// a moment later) next to a firmware one it has not looked for yet.
+  private var begun = false
   private var problems = LogOnce()
   /// Where `/dev/uinput` and `/dev/input` are (tests point them elsewhere).
   private let uinputPath: String
@@ -149,6 +153,7 @@ final class PostureController {
     self.hasDisplay = hasDisplay
     followInputHotplug()
     findRealSwitch()
+    begun = true
     hardwareChanged()
   }
 
@@ -251,12 +256,13 @@ final class PostureController {
       tracker.reset()
       if !state.hasHinge { state.hinge = HingeState() }
     }
-    let wanted: Bool
+    var wanted: Bool
     switch settings.tabletModeSwitch {
     case .off: wanted = false
     case .on: wanted = state.hasHinge
     case .auto: wanted = state.hasHinge && realSwitch == nil
     }
+    wanted = wanted && begun
     if wanted && virtualSwitch == nil {
       do {
         virtualSwitch = try UInputTabletModeSwitch(
