@@ -67,6 +67,10 @@ public final class SensorManager {
   /// Sensors that could not be started: not chosen until they change or a retry works.
   private var unusable: Set<String> = []
   private var sampler: (any Sampler)?
+  /// Whether a base sensor was present when the running sampler was made: a buffered display
+  /// sampler chooses its still wakeups from it (`makeSampler`), so it is made again when a base
+  /// comes or goes (a detachable keyboard's base).
+  private var samplerPaired = false
   private var skippedBefore = 0
   private var lastChoiceLog = ""
   private var problems = LogOnce()
@@ -286,6 +290,15 @@ public final class SensorManager {
         // back within one batch of uevents: its sampler was stopped, start a new one.)
         active?.description = chosen
         if isStarted && sampler == nil { startSampler() }
+        if isStarted, sampler is BufferSampler, configuration.sampling.silentWhileStill,
+          samplerPaired != isPaired
+        {
+          logger.info(
+            "a base accelerometer \(isPaired ? "appeared" : "went away"): reading "
+              + "\(chosen.sysname) afresh to choose its still wakeups again")
+          stopSampler()
+          startSampler()
+        }
         return
       default: break
       }
@@ -312,6 +325,9 @@ public final class SensorManager {
     }
   }
 
+  /// Whether a base accelerometer is present (see `makeSampler`).
+  private var isPaired: Bool { BaseAccelerometer.find(in: sensors) != nil }
+
   /// What trying to start a sampler gave.
   enum StartOutcome {
     case started(any Sampler, trigger: String?)
@@ -324,6 +340,7 @@ public final class SensorManager {
   private func startSampler() {
     guard let status = active, sampler == nil else { return }
     let d = status.description
+    samplerPaired = isPaired
     switch makeSampler(d) {
     case .started(let started, let trigger): install(started, trigger: trigger, for: d)
     case .gone(let reason): dropGone(d.facts.syspath, reason: reason)
@@ -357,7 +374,7 @@ public final class SensorManager {
     // With a sensor in the base, the display's and the base's readings are paired for the
     // hinge angle (HingeParameters.maximumSkew): a sampler that goes silent while still would
     // make the pair stale, so both keep reporting (watermark or FIFO batches at most).
-    let paired = BaseAccelerometer.find(in: sensors) != nil
+    let paired = isPaired
     if sampling.mode != .polled && d.canBuffer && !pollOnly.contains(syspath) {
       do {
         let buffered = try BufferSampler(

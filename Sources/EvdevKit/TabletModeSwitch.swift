@@ -90,12 +90,17 @@ public final class UInputTabletModeSwitch {
 public enum TabletModeSwitches {
   /// Opens each event node under `directory` and keeps those with the switch.
   public static func present(in directory: String = "/dev/input") -> [InputDevice] {
-    InputDevice.eventNodes(in: directory).compactMap { path in
-      guard let device = try? InputDevice(path: path),
-        device.name != UInputTabletModeSwitch.deviceName,
-        device.hasSwitch(UInt32(SW_TABLET_MODE))
-      else { return nil }
-      return device
-    }
+    InputDevice.eventNodes(in: directory).compactMap(device(at:))
+  }
+
+  /// The device at the event node `path` if it is a firmware tablet-mode switch: `nil` when it
+  /// cannot be opened, has no `SW_TABLET_MODE`, or is orientd's own (a hotplug event for the
+  /// switch orientd made itself must not be taken for a firmware one).
+  public static func device(at path: String) -> InputDevice? {
+    guard let device = try? InputDevice(path: path),
+      device.name != UInputTabletModeSwitch.deviceName,
+      device.hasSwitch(UInt32(SW_TABLET_MODE))
+    else { return nil }
+    return device
   }
 }

@@ -1,6 +1,7 @@
 import Accelerometer
 import CEvdev
 import DBusKit
+import DeviceDiscovery
 import EvdevKit
 import OrientCore
 import OrientLog
@@ -112,7 +113,14 @@ final class PostureController {
   private var clientsWant = false
   private var hasDisplay = false
   private var realSwitch: (device: InputDevice, watch: EventLoop.Watch)?
+  /// udev's input events: a firmware switch that appears later (a keyboard dock, a driver
+  /// loaded late) or goes away is followed without a reload.
+  private var inputHotplug: (udev: UdevContext, monitor: UdevMonitor, watch: EventLoop.Watch)?
   private var virtualSwitch: UInputTabletModeSwitch?
+  /// `begin()` has looked for a firmware switch: until then the sensor enumeration may already
+  /// report both accelerometers, and orientd's own switch must not be made (and removed again
+  /// a moment later) next to a firmware one it has not looked for yet.
+  private var begun = false
   private var problems = LogOnce()
   /// Where `/dev/uinput` and `/dev/input` are (tests point them elsewhere).
   private let uinputPath: String
@@ -139,10 +147,13 @@ final class PostureController {
   /// Whether the base sensor is being read.
   var isReadingBase: Bool { base.isSampling }
 
-  /// Looks for a firmware switch and sets up orientd's own as configured.
+  /// Follows input hotplug, looks for a firmware switch and sets up orientd's own as
+  /// configured.
   func begin(hasDisplay: Bool) {
     self.hasDisplay = hasDisplay
+    followInputHotplug()
     findRealSwitch()
+    begun = true
     hardwareChanged()
   }
 
@@ -171,7 +182,7 @@ final class PostureController {
   }
 
   /// A reload (SIGHUP): the new `[posture]` section, and firmware switches looked for again
-  /// (input devices are not followed otherwise).
+  /// (in case an input event was missed).
   func reload(_ new: PostureSettings) {
     let hingeChanged = new.hinge != settings.hinge
     settings = new
@@ -191,6 +202,8 @@ final class PostureController {
     virtualSwitch = nil
     realSwitch?.watch.cancel()
     realSwitch = nil
+    inputHotplug?.watch.cancel()
+    inputHotplug = nil
   }
 
   // MARK: -
@@ -243,12 +256,13 @@ final class PostureController {
       tracker.reset()
       if !state.hasHinge { state.hinge = HingeState() }
     }
-    let wanted: Bool
+    var wanted: Bool
     switch settings.tabletModeSwitch {
     case .off: wanted = false
     case .on: wanted = state.hasHinge
     case .auto: wanted = state.hasHinge && realSwitch == nil
     }
+    wanted = wanted && begun
     if wanted && virtualSwitch == nil {
       do {
         virtualSwitch = try UInputTabletModeSwitch(
@@ -314,6 +328,10 @@ final class PostureController {
     realSwitch?.watch.cancel()
     realSwitch = nil
     guard let device = TabletModeSwitches.present(in: inputDirectory).first else { return }
+    follow(device)
+  }
+
+  private func follow(_ device: InputDevice) {
     do {
       let watch = try loop.watch(device.fileDescriptor, for: .readable) { [weak self] _ in
         self?.readRealSwitch()
@@ -324,6 +342,69 @@ final class PostureController {
     } catch {
       logger.warning("cannot watch \(device.path): \(error); TabletMode follows the posture")
     }
+  }
+
+  /// A udev monitor on the `input` subsystem, on the loop. It costs no wakeup while no input
+  /// device comes or goes, so it runs as long as the daemon (`TabletMode` is published with or
+  /// without a hinge).
+  private func followInputHotplug() {
+    guard inputHotplug == nil else { return }
+    do {
+      let udev = try UdevContext()
+      let monitor = try UdevMonitor(context: udev, subsystems: ["input"])
+      let watch = try loop.watch(monitor.fileDescriptor, for: .readable) { [weak self] _ in
+        self?.inputEvents()
+      }
+      inputHotplug = (udev, monitor, watch)
+    } catch {
+      logger.warning(
+        "cannot follow input hotplug (\(error)): tablet-mode switches are looked for at start "
+          + "and on reload only")
+    }
+  }
+
+  /// Input devices came or went: take a firmware switch that appeared when none is followed,
+  /// fall back to the posture (and look for another switch) when the followed one went.
+  private func inputEvents() {
+    guard let monitor = inputHotplug?.monitor else { return }
+    let followed = realSwitch?.device.path
+    var lookAgain = false
+    var added: [String] = []
+    // Bounded, as the sensor manager's monitor: a storm cannot starve the loop.
+    drain: for _ in 0..<256 {
+      switch monitor.next() {
+      case .empty: break drain
+      case .overflow:
+        logger.notice("input events were lost; looking for tablet-mode switches again")
+        lookAgain = true
+      case .device(let device):
+        guard let node = device.devnode, node.hasPrefix(inputDirectory + "/event") else {
+          continue
+        }
+        switch device.action {
+        case .remove?:
+          if realSwitch?.device.path == node {
+            logger.notice(
+              "tablet-mode switch \(realSwitch?.device.name ?? node) (\(node)) went away; "
+                + "TabletMode follows the posture")
+            realSwitch?.watch.cancel()
+            realSwitch = nil
+            lookAgain = true
+          }
+        // A node may answer its ioctls only by the "change" that follows its "add".
+        case .add?, .change?: added.append(node)
+        default: continue
+        }
+      }
+    }
+    if lookAgain {
+      findRealSwitch()
+    } else if realSwitch == nil,
+      let device = added.lazy.compactMap({ TabletModeSwitches.device(at: $0) }).first
+    {
+      follow(device)
+    }
+    if lookAgain || realSwitch?.device.path != followed { hardwareChanged() }
   }
 
   private func readRealSwitch() {

@@ -89,7 +89,8 @@ struct RotateOptions: Equatable {
       --touch NAME      also map this input device (repeatable); with --touch-only, only these
                         (default: every ID_INPUT_TOUCHSCREEN/ID_INPUT_TABLET device whose
                         WL_OUTPUT is unset or names the output)
-      --when W          always (default), or tablet: only while SW_TABLET_MODE is on
+      --when W          always (default), or tablet: only in tablet mode (orientd's posture,
+                        or SW_TABLET_MODE switches); upright otherwise
       --exec CMD        run CMD (sh -c) after each turn; --exec-before CMD before it; both
                         with ORIENTATION, ROTATION, PREVIOUS_ORIENTATION, OUTPUT, ORIENTD_HOOK
       --natural O       how the panel is mounted: normal, left-up, right-up, bottom-up

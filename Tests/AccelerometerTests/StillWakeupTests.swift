@@ -71,6 +71,43 @@ struct StillWakeupTests {
     #expect(t.stderr.contains("while still: motion trigger"), "\(t.stderr)")
   }
 
+  /// A display sensor's still wakeups depend on a base sensor (paired readings must not go
+  /// stale): a base that appears while the display is read (a detachable keyboard) makes the
+  /// sampler start afresh without the silent motion trigger, and one that goes brings it back.
+  @Test func aBaseSensorThatComesAndGoesRechoosesTheStillWakeups() throws {
+    let parent = IIOFixture.parent()
+    let devices = [parent] + IIOFixture.buffered(parent: parent, format: StillWakeupTests.format)
+    let baseParent = IIOFixture.parent("/devices/platform/i2c-1/i2c-BOSC0200:00")
+    let base = IIOFixture.polled(
+      number: 3, parent: baseParent, properties: [("ACCEL_LOCATION", "base")])
+    var scenario = UMockdevScenario(devices: devices)
+    scenario.spawn([try probe, "-v"])
+    scenario.expect(#"^sensor \{.*"mode":"buffered""#)
+    scenario.send("start")
+    scenario.expect("^ok start$")
+    scenario.hotplug([baseParent, base])
+    scenario.drain(1)
+    scenario.unplug(base)
+    scenario.drain(1)
+    scenario.send("stop")
+    scenario.expect("^ok stop$")
+    scenario.send("quit")
+    scenario.wait()
+    let t = try scenario.run()
+    #expect(t.failure == nil, "\(t.summary)")
+    // The sampler's start line ends in "; while still: STRATEGY".
+    let strategies = t.stderr.split(separator: "\n").compactMap { line -> String? in
+      let parts = line.split(separator: "while still: ", omittingEmptySubsequences: false)
+      return parts.count == 2 ? String(parts[1]) : nil
+    }
+    #expect(strategies.count == 3, "\(t.stderr)")
+    #expect(strategies.first == "motion trigger", "\(t.stderr)")
+    #expect(strategies.dropFirst().first.map { $0 != "motion trigger" } == true, "\(t.stderr)")
+    #expect(strategies.last == "motion trigger", "\(t.stderr)")
+    #expect(t.stderr.contains("a base accelerometer appeared"))
+    #expect(t.stderr.contains("a base accelerometer went away"))
+  }
+
   @Test func hubSensitivityIsSetFromTheNoiseAndSilenceIsNoStall() throws {
     let parent = IIOFixture.parent()
     var devices = [parent] + IIOFixture.buffered(parent: parent, format: StillWakeupTests.format)

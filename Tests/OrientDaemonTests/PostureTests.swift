@@ -196,6 +196,60 @@ struct PostureTests {
       }, "\(watch.standardOutput)\n\(fixture.log)")
   }
 
+  /// A firmware switch that appears after orientd started is followed (`TabletModeSource`
+  /// `switch`, `TabletMode` its state), one that goes away hands `TabletMode` back to the
+  /// hinge, and a device named like orientd's own uinput switch is never taken for one.
+  @Test func aFirmwareSwitchThatComesAndGoesIsFollowed() throws {
+    let pair = Self.devices(.udev)
+    let real = TabletSwitch.devices()
+    let own = TabletSwitch.devices(number: 6, name: "orientd tablet-mode switch")
+    let bus = try PrivateBus()
+    let config = bus.directory.file("posture.conf")
+    try writeFile(config, "[posture]\ntablet-mode-switch = off\n")
+    try writeFile(bus.directory.file("real.ioctl"), TabletSwitch.ioctls)
+    // On half a second after it appears, and stays on.
+    try writeFile(bus.directory.file("real.events"), TabletSwitch.events(offAt: 3600))
+    try writeFile(
+      bus.directory.file("own.ioctl"),
+      EmulatedSwitchDevice.ioctls(
+        name: "orientd tablet-mode switch", id: "06006b1d15050100", switchBits: "02"))
+    let fixture = try DaemonFixture(
+      ["--config", config], devices: [Accel.parent, pair.base, pair.display, real.platform],
+      bus: bus)
+    let property = { (name: String) in
+      try? fixture.property(name, path: Self.path, interface: Self.interface)
+    }
+    #expect(
+      waitFor(timeout: 15) { property("TabletModeSource") == "s \"hinge\"" }, "\(fixture.log)")
+
+    // Each node is announced before it answers the evdev ioctls, so a "change" follows once
+    // they are loaded (udevd too announces a node only when it is ready).
+    try fixture.testbed.perform {
+      $0.hotplug([own.event, own.input])
+      $0.evdev("/dev/input/event6", ioctls: bus.directory.file("own.ioctl"))
+      $0.uevent(own.event, "change")
+      $0.hotplug([real.event, real.input])
+      $0.evdev(
+        TabletSwitch.node, ioctls: bus.directory.file("real.ioctl"),
+        events: bus.directory.file("real.events"))
+      $0.uevent(real.event, "change")
+    }
+    #expect(
+      waitFor(timeout: 15) {
+        property("TabletModeSource") == "s \"switch\"" && property("TabletMode") == "b true"
+      }, "\(fixture.log)")
+    #expect(
+      fixture.log.contains("tablet-mode switch Intel Virtual Switches (\(TabletSwitch.node))"))
+    #expect(!fixture.log.contains("tablet-mode switch orientd tablet-mode switch"))
+
+    try fixture.testbed.perform { $0.unplug(real.event) }
+    #expect(
+      waitFor(timeout: 15) {
+        property("TabletModeSource") == "s \"hinge\"" && property("TabletMode") == "b false"
+      }, "\(fixture.log)")
+    #expect(fixture.testbed.programIsRunning)
+  }
+
   @Test func postureSettingsAreReadAndCheckedWithTheirLine() throws {
     let file = try DaemonConfiguration(
       parsing: "[posture]\ntablet-mode-switch = on\nhinge-axis = -x\nlaptop-orientation = normal\n",

@@ -499,6 +499,28 @@ enum TabletSwitch {
   static let ioctls = EmulatedSwitchDevice.ioctls(
     name: "Intel Virtual Switches", id: "1900000001000000", switchBits: "02")
 
+  /// The same switch as devices to add to a live testbed: the platform device (present from
+  /// the start), and its input device and event node (hotplugged). `number` and `name` make
+  /// others like it.
+  static func devices(number: Int = 7, name: String = "Intel Virtual Switches") -> (
+    platform: UMockdevDevice, input: UMockdevDevice, event: UMockdevDevice
+  ) {
+    let platform = UMockdevDevice(
+      devpath: "/devices/platform/INT33D6:00",
+      properties: [("SUBSYSTEM", "platform"), ("DRIVER", "intel-vbtn")])
+    let input = UMockdevDevice(
+      devpath: "\(platform.devpath)/input/input\(number)",
+      properties: [("SUBSYSTEM", "input"), ("ID_INPUT", "1"), ("ID_INPUT_SWITCH", "1")],
+      attributes: [("name", "\(name)\n"), ("capabilities/sw", "2\n")])
+    let event = UMockdevDevice(
+      devpath: "\(input.devpath)/event\(number)",
+      properties: [
+        ("SUBSYSTEM", "input"), ("DEVNAME", "/dev/input/event\(number)"), ("ID_INPUT", "1"),
+        ("ID_INPUT_SWITCH", "1"), ("MAJOR", "13"), ("MINOR", "\(64 + number)"),
+      ], attributes: [("dev", "13:\(64 + number)\n")], node: "input/event\(number)")
+    return (platform, input, event)
+  }
+
   static func events(offAt: Double) -> String {
     """
     E: 0.500000 0005 0001 1
@@ -608,19 +630,7 @@ extension RotateTests {
     var environment = fixture.bus.environment.merging(sway.environment) { $1 }
     environment["XDG_RUNTIME_DIR"] = state.path
     environment["XDG_CURRENT_DESKTOP"] = "sway"
-    let platform = UMockdevDevice(
-      devpath: "/devices/platform/INT33D6:00",
-      properties: [("SUBSYSTEM", "platform"), ("DRIVER", "intel-vbtn")])
-    let input = UMockdevDevice(
-      devpath: "\(platform.devpath)/input/input7",
-      properties: [("SUBSYSTEM", "input"), ("ID_INPUT", "1"), ("ID_INPUT_SWITCH", "1")],
-      attributes: [("name", "Intel Virtual Switches\n"), ("capabilities/sw", "2\n")])
-    let event = UMockdevDevice(
-      devpath: "\(input.devpath)/event7",
-      properties: [
-        ("SUBSYSTEM", "input"), ("DEVNAME", TabletSwitch.node), ("ID_INPUT", "1"),
-        ("ID_INPUT_SWITCH", "1"), ("MAJOR", "13"), ("MINOR", "71"),
-      ], attributes: [("dev", "13:71\n")], node: "input/event7")
+    let (platform, input, event) = TabletSwitch.devices()
     let testbed = try LiveTestbed(
       devices: [platform],
       program: [
@@ -665,5 +675,62 @@ extension RotateTests {
     #expect(
       waitFor(timeout: 10) { (try? sway.transform()) == "normal" }, "\(testbed.programStderr)")
     #expect(testbed.programIsRunning)
+  }
+}
+
+extension RotateTests {
+  /// `--when tablet` on a convertible that orientd sees through two accelerometers: rotate
+  /// claims orientd's posture and follows its `TabletMode` (no evdev switch anywhere): folded
+  /// to a tablet the screen follows the display, opened to a laptop it goes back upright and
+  /// stays there while the laptop is tipped.
+  @Test func followsOrientdsPostureWithWhenTablet() throws {
+    let pair = PostureTests.devices(.udev)
+    let bus = try PrivateBus()
+    let config = bus.directory.file("posture.conf")
+    // No uinput on the test host: orientd's own switch stays off, TabletMode is the posture's.
+    try writeFile(config, "[posture]\ntablet-mode-switch = off\n")
+    let fixture = try DaemonFixture(
+      ["--config", config], devices: [Accel.parent, pair.base, pair.display], bus: bus)
+    try PostureTests.fold(fixture, pair, angle: 110, pitch: 0)
+    let sway = try HeadlessSway()
+    let state = try TemporaryDirectory("rotate")
+    let rotate = try self.rotate(
+      fixture, sway, ["--output", "HEADLESS-1", "--settle", "0", "--when", "tablet"],
+      state: state)
+    defer {
+      rotate.signal(SIGTERM)
+      _ = rotate.wait(timeout: 10)
+    }
+    #expect(
+      waitFor(timeout: 20) {
+        rotate.standardError.contains("following ")
+          && rotate.standardError.contains("tablet mode off (orientd: posture")
+      }, "\(rotate.standardError)\n\(fixture.log)")
+    // Folded back through flat, stand and tent (as the hinge tracker needs to tell a tablet from
+    // a closed lid), then a tablet held upside down (hinge horizontal, display bottom-up).
+    for (angle, pitch, posture) in [
+      (180.0, 0.0, "flat"), (270, 180, "stand"), (300, 60, "tent"), (355, 85, "tablet"),
+    ] {
+      try PostureTests.fold(fixture, pair, angle: angle, pitch: pitch)
+      #expect(
+        waitFor(timeout: 20) {
+          (try? fixture.property(
+            "Posture", path: PostureTests.path, interface: PostureTests.interface))
+            == "s \"\(posture)\""
+        }, "\(posture): \(fixture.log)")
+    }
+    #expect(
+      waitFor(timeout: 20) { (try? sway.transform()) == "180" },
+      "\(rotate.standardError)\n\(fixture.log)")
+    // Stand and tent are tablet mode too (the keyboard faces away or down).
+    #expect(rotate.standardError.contains("tablet mode on (orientd: posture stand"))
+    // Opened to a laptop tipped on its side: back upright, whatever the display reads.
+    try PostureTests.fold(fixture, pair, angle: 110, pitch: 0, roll: 65)
+    #expect(
+      waitFor(timeout: 20) {
+        (try? sway.transform()) == "normal"
+          && rotate.standardError.contains("not in tablet mode: not turning to")
+      }, "\(rotate.standardError)\n\(fixture.log)")
+    #expect(rotate.isRunning)
   }
 }

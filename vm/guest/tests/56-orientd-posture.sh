@@ -8,7 +8,9 @@
 #                     node sees SW_TABLET_MODE 1, then 0. Both sensors are read buffered.
 #   orientd-firmware-switch  with a firmware-like SW_TABLET_MODE device present (uinput, as
 #                     intel-vbtn's), orientd makes no switch of its own and publishes the
-#                     firmware switch's state as TabletMode (TabletModeSource switch).
+#                     firmware switch's state as TabletMode (TabletModeSource switch);
+#                     unplugged, TabletMode goes back to the hinge (and orientd makes its own
+#                     switch); plugged in again while orientd runs, it takes over again.
 # parts: orientd-posture orientd-firmware-switch
 # timeout: 240
 # shellcheck source=vm/guest/lib.sh
@@ -213,6 +215,22 @@ check "TabletMode follows the firmware switch: true" \
   wait_for 10 "true" eval '[ "$(posture_prop TabletMode)" = "b true" ]'
 fw switch off
 check "and false" wait_for 10 "false" eval '[ "$(posture_prop TabletMode)" = "b false" ]'
+# Hotplug: the firmware switch unplugged (a keyboard dock taken off) hands TabletMode back to the
+# hinge and auto makes orientd's own switch; plugged in again while orientd runs, it takes over.
+stop fw
+check "unplugged: TabletModeSource is hinge" \
+  wait_for 20 "hinge" eval '[ "$(posture_prop TabletModeSource)" = "s \"hinge\"" ]'
+check "and orientd made its own switch" wait_for 10 "orientd's switch" find_switch
+rm -f "$FW_STATUS"
+FW_SENT=0
+spawn fw "${PY[@]}" "$GUEST/emu/uinput_keyboard.py" --control "$FW_CTL" --status "$FW_STATUS" \
+  --name "orientd-vm Intel Virtual Buttons" --keys "" --tablet-switch
+check "plugged in again: TabletModeSource is switch" \
+  wait_for 20 "switch" eval '[ "$(posture_prop TabletModeSource)" = "s \"switch\"" ]'
+check "and orientd removed its own switch" wait_for 10 "the switch gone" not find_switch
+fw switch on
+check "TabletMode follows the hotplugged switch" \
+  wait_for 10 "true" eval '[ "$(posture_prop TabletMode)" = "b true" ]'
 stop orientd-fw
 stop fw
 stop base
