@@ -32,6 +32,11 @@ public final class AmbientBufferSource: AmbientSource {
   }
 
   private var pending: [UInt8] = []
+  /// Reads that failed in a row with an error other than the device going away.
+  private var failedReads = 0
+  /// After this many failed reads in a row the fault is not transient: reading stops (a
+  /// readable descriptor that only fails would otherwise wake the loop without end).
+  static let failedReadsBeforeStopping = 50
 
   /// A source for `info` (its driver is `.iioBuffer`).
   public init(_ info: AmbientDescription, loop: EventLoop, logger: Logger) {
@@ -113,13 +118,17 @@ public final class AmbientBufferSource: AmbientSource {
   }
 
   /// Stops reading and puts the device back as it was.
-  public func stop() {
+  public func stop() { halt(deviceGone: false) }
+
+  /// Stops reading; a device that is gone has nothing left to put back.
+  private func halt(deviceGone: Bool) {
     guard let running else { return }
     self.running = nil
     running.watch.cancel()
     running.file.close()
-    running.journal.restore(deviceGone: false)
+    running.journal.restore(deviceGone: deviceGone)
     pending = []
+    failedReads = 0
   }
 
   private func readable(_ events: EventLoop.Events) {
@@ -132,12 +141,26 @@ public final class AmbientBufferSource: AmbientSource {
           Result { () throws(SystemError) in try running.file.read(into: raw) }
         }.get()
       } catch {
-        problems.report(
-          "read", logger: logger,
-          "\(info.sysname): reading \(running.file.path): \(error); stopped (logged once)")
-        if error.isDeviceGone { stop() }
+        if error.isDeviceGone {
+          logger.warning(
+            "\(info.sysname): \(running.file.path) is gone (\(error)); stopped reading")
+          halt(deviceGone: true)
+        } else if failedReads + 1 >= AmbientBufferSource.failedReadsBeforeStopping {
+          logger.warning(
+            "\(info.sysname): reading \(running.file.path): \(error), \(failedReads + 1) times "
+              + "in a row; stopped reading")
+          halt(deviceGone: false)
+        } else {
+          // A transient fault (EIO from the bus): the next data tries again.
+          failedReads += 1
+          problems.report(
+            "read", logger: logger,
+            "\(info.sysname): reading \(running.file.path): \(error); trying again with the next "
+              + "data (logged once)")
+        }
         return
       }
+      failedReads = 0
       guard let count else { break }  // EAGAIN: drained
       if count == 0 {
         logger.warning("\(info.sysname): \(running.file.path) ended; stopped reading")
