@@ -541,8 +541,7 @@ final class BufferSampler: Sampler {
         // Without kernel timestamps, spread a batch back from now at the sampling period.
         var time = now - Int64(records - 1 - i) * period
         if let element = timestampElement, let stamp = layout.value(of: element, in: record) {
-          let converted = converter.monotonic(stamp, clockNow: clockNow, monotonicNow: now)
-          if converted <= now + 1_000_000_000 && converted >= now - 60_000_000_000 {
+          if let converted = plausibleTime(stamp, clockNow: clockNow, now: now) {
             time = converted
           } else {
             problems.report(
@@ -650,9 +649,22 @@ final class BufferSampler: Sampler {
     let clockNow = converter.clock == .monotonic ? now : BufferSampler.read(converter.clock)
     return pending.withUnsafeBytes { all in
       let record = UnsafeRawBufferPointer(rebasing: all[((records - 1) * size)..<(records * size)])
-      guard let stamp = layout.value(of: element, in: record) else { return true }
-      return converter.monotonic(stamp, clockNow: clockNow, monotonicNow: now) >= quietSince
+      // A stamp that cannot be right says nothing about when: count it as motion (waking
+      // up for nothing costs a moment at the full rate; staying still would miss a turn).
+      guard let stamp = layout.value(of: element, in: record),
+        let time = plausibleTime(stamp, clockNow: clockNow, now: now)
+      else { return true }
+      return time >= quietSince
     }
+  }
+
+  /// A kernel timestamp as `CLOCK_MONOTONIC` nanoseconds, if it is near `now` (at most 1 s
+  /// ahead, 60 s behind: a buffer holds no older scans); nil for one that cannot be right (a
+  /// driver's counter, a clock stepped under us).
+  private func plausibleTime(_ stamp: Int64, clockNow: Int64, now: Int64) -> Int64? {
+    let converted = converter.monotonic(stamp, clockNow: clockNow, monotonicNow: now)
+    return converted <= now + 1_000_000_000 && converted >= now - 60_000_000_000
+      ? converted : nil
   }
 
   /// Leaves the strategy's still state: the data-ready trigger, watermark 1, the buffer on,
