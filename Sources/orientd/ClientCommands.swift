@@ -78,7 +78,9 @@ enum WatchCommand {
       stopping = true
       status = code
       // Release so the daemon stops sampling now; do not hang if it does not answer. The
-      // ambient releases are sent first, so they are handled before the last reply comes.
+      // ambient releases go first, but orientd answers them after their polkit check, which
+      // may outlast the orientation release's reply: what is still pending when this exits is
+      // released by the daemon as the client leaves the bus.
       ambientRelease()
       client.release(timeoutMilliseconds: 1_000) { _ in loop.stop() }
       stopTimer = try? loop.makeTimer { loop.stop() }
