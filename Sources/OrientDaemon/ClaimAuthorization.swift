@@ -67,8 +67,10 @@ final class PolkitAuthority {
 /// through (iio-sensor-proxy then refuses them all; orientd keeps 3.0's behaviour, where the
 /// bus policy is the only gate, so that a system without polkit keeps its sensors).
 ///
-/// polkit answers asynchronously and not necessarily in order, so the calls proceed in the
-/// order they arrived: a client's Claim followed by its Release is never applied backwards.
+/// polkit answers asynchronously and not necessarily in order, so each client's calls proceed
+/// in the order they arrived (its Claim followed by its Release is never applied backwards),
+/// while different clients do not wait for each other: one whose check polkit is slow to answer
+/// holds up only its own later calls.
 final class ClaimGate {
   private final class Pending {
     let invocation: DBusMethodInvocation
@@ -83,7 +85,8 @@ final class ClaimGate {
 
   private let authority: PolkitAuthority
   private let logger: Logger
-  private var queue: [Pending] = []
+  /// The calls waiting for polkit or for an earlier call of the same client, by sender.
+  private var queues: [String: [Pending]] = [:]
 
   init(authority: PolkitAuthority, logger: Logger) {
     self.authority = authority
@@ -94,28 +97,31 @@ final class ClaimGate {
   /// `invocation` with `AccessDenied`.
   func authorize(_ invocation: DBusMethodInvocation, then proceed: @escaping () -> Void) {
     let pending = Pending(invocation, proceed)
-    queue.append(pending)
-    guard !invocation.sender.isEmpty else {
+    let sender = invocation.sender
+    queues[sender, default: []].append(pending)
+    guard !sender.isEmpty else {
       // A peer-to-peer connection has no bus name for polkit to look up.
       pending.verdict = .allowed
-      return drain()
+      return drain(sender)
     }
-    authority.check(invocation.sender) { [weak self, pending] verdict in
+    authority.check(sender) { [weak self, pending] verdict in
       pending.verdict = verdict
-      self?.drain()
+      self?.drain(sender)
     }
   }
 
   /// Answers every call still waiting for polkit with `Failed` (shutdown).
   func cancelAll() {
-    let waiting = queue
-    queue = []
+    let waiting = queues.values.joined()
+    queues = [:]
     for pending in waiting { pending.invocation.fail(.failed, "orientd is shutting down") }
   }
 
-  private func drain() {
-    while let first = queue.first, let verdict = first.verdict {
-      queue.removeFirst()
+  /// Answers `sender`'s calls from the first on, up to one polkit has not answered yet.
+  private func drain(_ sender: String) {
+    while let first = queues[sender]?.first, let verdict = first.verdict {
+      queues[sender]?.removeFirst()
+      if queues[sender]?.isEmpty == true { queues[sender] = nil }
       let call = "\(first.invocation.member) from \(first.invocation.sender)"
       switch verdict {
       case .allowed:
