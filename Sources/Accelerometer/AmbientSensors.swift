@@ -73,6 +73,7 @@ public final class PolledAmbientSource: AmbientSource {
       self.timer = timer
     }
     try timer.schedule(after: interval, interval: interval)
+    logger.debug("\(info.sysname): polling \(path) every \(interval.nanoseconds / 1_000_000) ms")
     // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
     loop.post { [weak self] in self?.poll() }
   }

@@ -57,6 +57,13 @@ public struct SamplingConfiguration: Equatable, Sendable {
   /// How often a device left silent is checked with one polled read (not a file key: a
   /// minute costs one wakeup; tests shorten it).
   public var quietCheckInterval: Duration = .seconds(60)
+  /// How often a polled light sensor (and the compass) is read while claimed
+  /// (`light-interval`, seconds).
+  public var lightInterval: Duration = .milliseconds(500)
+  /// How often a polled proximity sensor is read while claimed (`proximity-interval`,
+  /// seconds): fast, since it blanks a phone's screen in a call; iio-sensor-proxy reads every
+  /// 0.7 s.
+  public var proximityInterval: Duration = .milliseconds(200)
 
   /// The defaults.
   public init() {}
@@ -166,6 +173,22 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
           case "off", "no", "false", "0": sampling.adaptive.enabled = false
           default: throw fail("adaptive '\(entry.value)' must be on or off")
           }
+        case "light-interval", "proximity-interval":
+          let seconds: Double
+          do {
+            seconds = try DecimalText.parseDouble(entry.value)
+          } catch {
+            throw fail("\(entry.key) '\(entry.value)' is \(error)")
+          }
+          guard seconds >= 0.05, seconds <= 10 else {
+            throw fail("\(entry.key) \(entry.value) s is outside 0.05 ... 10")
+          }
+          let interval = Duration.milliseconds(Int64((seconds * 1000).rounded()))
+          if entry.key == "light-interval" {
+            sampling.lightInterval = interval
+          } else {
+            sampling.proximityInterval = interval
+          }
         case "still-rate", "settle-time":
           let number: Double
           do {
@@ -203,7 +226,8 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
         default:
           throw fail(
             "unknown key '\(entry.key)' in [sampling] (known: mode, rate, poll-rate, "
-              + "buffered-rate, buffer-length, adaptive, still-rate, settle-time, hysteresis)")
+              + "buffered-rate, buffer-length, adaptive, still-rate, settle-time, hysteresis, "
+              + "light-interval, proximity-interval)")
         }
       }
     }

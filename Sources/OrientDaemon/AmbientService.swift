@@ -96,6 +96,15 @@ final class AmbientService {
     sensors = try AmbientSensors(loop: loop, logger: logger.child("ambient"))
   }
 
+  /// The poll intervals of polled sensors (`light-interval` for light and the compass,
+  /// `proximity-interval`), used from the next time a kind starts being read.
+  func setIntervals(_ sampling: SamplingConfiguration) {
+    sensors.intervals = [
+      .light: sampling.lightInterval, .proximity: sampling.proximityInterval,
+      .compass: sampling.lightInterval,
+    ]
+  }
+
   /// Enumerates the sensors and follows hotplug.
   func begin() throws(SystemError) {
     sensors.onSensorChange = { [weak self] kind, info in self?.sensorChanged(kind, info) }

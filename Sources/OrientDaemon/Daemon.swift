@@ -128,6 +128,7 @@ public final class OrientDaemon {
     } catch {
       throw DaemonError("cannot use udev: \(error)")
     }
+    ambient.setIntervals(configuration.accelerometer.sampling)
     posture = PostureController(
       manager: manager, loop: loop, settings: configuration.posture,
       logger: logger.child("posture"))
@@ -321,6 +322,7 @@ public final class OrientDaemon {
     }
     let samplingChanged = new.accelerometer != configuration.accelerometer
     configuration = new
+    ambient.setIntervals(new.accelerometer.sampling)
     posture.reload(new.posture)
     if samplingChanged { manager.update(configuration: new.accelerometer) }
   }

@@ -67,6 +67,24 @@ struct AmbientTests {
       }, "\(fixture.log)")
   }
 
+  /// `light-interval` and `proximity-interval` set how often the polled sensors are read.
+  @Test func pollIntervalsComeFromTheConfiguration() throws {
+    let bus = try PrivateBus()
+    let config = bus.directory.file("intervals.conf")
+    try writeFile(config, "[sampling]\nlight-interval = 1.5\nproximity-interval = 0.7\n")
+    let fixture = try DaemonFixture(
+      ["--config", config],
+      devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light + EmulatedAmbient.proximity,
+      bus: bus)
+    let monitor = try fixture.start(["stdbuf", "-oL", "monitor-sensor"])
+    defer { monitor.killNow() }
+    #expect(
+      waitFor(timeout: 15) {
+        fixture.log.contains("in_illuminance_raw every 1500 ms")
+          && fixture.log.contains("in_proximity_raw every 700 ms")
+      }, "\(fixture.log)")
+  }
+
   /// PropertiesChanged goes to the light's claimers only; a claim is answered after a fresh
   /// reading; releasing stops the reads.
   @Test func claimsArePerClientAndChangesGoToClaimersOnly() throws {

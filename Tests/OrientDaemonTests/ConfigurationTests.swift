@@ -71,6 +71,17 @@ import Testing
     #expect(example.posture == PostureSettings())
   }
 
+  @Test func ambientPollIntervals() throws {
+    let configuration = try DaemonConfiguration(
+      parsing: "[sampling]\nlight-interval = 1\nproximity-interval = 0.7\n", source: "t.conf")
+    #expect(configuration.accelerometer.sampling.lightInterval == .seconds(1))
+    #expect(configuration.accelerometer.sampling.proximityInterval == .milliseconds(700))
+    #expect {
+      _ = try DaemonConfiguration(
+        parsing: "[sampling]\nproximity-interval = 0.01\n", source: "t.conf")
+    } throws: { "\($0)".contains("t.conf:2: proximity-interval 0.01 s is outside 0.05 ... 10") }
+  }
+
   @Test func loadingFromDisk() throws {
     let dir = try TemporaryDirectory("conf")
     // No --config and no /etc/orientd.conf: the defaults.
