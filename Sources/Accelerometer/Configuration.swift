@@ -142,6 +142,23 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
         func fail(_ reason: String) -> ConfigError {
           ConfigError(source: file.source, line: entry.line, reason: reason)
         }
+        /// The value as a number within `range`, in `unit`; `hint` follows "is not a number".
+        func number(_ range: ClosedRange<Double>, _ unit: String, hint: String = "")
+          throws(ConfigError) -> Double
+        {
+          let value: Double
+          do {
+            value = try DecimalText.parseDouble(entry.value)
+          } catch {
+            throw fail("\(entry.key) '\(entry.value)' is \(error)\(hint)")
+          }
+          guard range.contains(value) else {
+            throw fail(
+              "\(entry.key) \(entry.value) \(unit) is outside \(shortDecimal(range.lowerBound)) ... "
+                + shortDecimal(range.upperBound))
+          }
+          return value
+        }
         switch entry.key {
         case "mode":
           guard let mode = SamplingConfiguration.Mode(rawValue: entry.value) else {
@@ -151,15 +168,7 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
           }
           sampling.mode = mode
         case "poll-rate", "buffered-rate", "rate":
-          let rate: Double
-          do {
-            rate = try DecimalText.parseDouble(entry.value)
-          } catch {
-            throw fail("\(entry.key) '\(entry.value)' is \(error); write a rate in Hz, e.g. 20")
-          }
-          guard rate >= 0.1, rate <= 1000 else {
-            throw fail("\(entry.key) \(entry.value) Hz is outside 0.1 ... 1000")
-          }
+          let rate = try number(0.1...1000, "Hz", hint: "; write a rate in Hz, e.g. 20")
           if entry.key != "buffered-rate" { sampling.pollRate = rate }
           if entry.key != "poll-rate" { sampling.bufferedRate = rate }
         case "buffer-length":
@@ -174,39 +183,17 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
           default: throw fail("adaptive '\(entry.value)' must be on or off")
           }
         case "light-interval", "proximity-interval":
-          let seconds: Double
-          do {
-            seconds = try DecimalText.parseDouble(entry.value)
-          } catch {
-            throw fail("\(entry.key) '\(entry.value)' is \(error)")
-          }
-          guard seconds >= 0.05, seconds <= 10 else {
-            throw fail("\(entry.key) \(entry.value) s is outside 0.05 ... 10")
-          }
+          let seconds = try number(0.05...10, "s")
           let interval = Duration.milliseconds(Int64((seconds * 1000).rounded()))
           if entry.key == "light-interval" {
             sampling.lightInterval = interval
           } else {
             sampling.proximityInterval = interval
           }
-        case "still-rate", "settle-time":
-          let number: Double
-          do {
-            number = try DecimalText.parseDouble(entry.value)
-          } catch {
-            throw fail("\(entry.key) '\(entry.value)' is \(error)")
-          }
-          if entry.key == "still-rate" {
-            guard number >= 0.1, number <= 1000 else {
-              throw fail("still-rate \(entry.value) Hz is outside 0.1 ... 1000")
-            }
-            sampling.adaptive.stillRate = number
-          } else {
-            guard number >= 0.1, number <= 60 else {
-              throw fail("settle-time \(entry.value) s is outside 0.1 ... 60")
-            }
-            sampling.adaptive.settleTime = number
-          }
+        case "still-rate":
+          sampling.adaptive.stillRate = try number(0.1...1000, "Hz")
+        case "settle-time":
+          sampling.adaptive.settleTime = try number(0.1...60, "s")
         case "hysteresis":
           switch entry.value {
           case "auto": sampling.hysteresis = .auto
