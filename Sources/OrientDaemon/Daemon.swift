@@ -320,7 +320,13 @@ public final class OrientDaemon {
       detector = OrientationDetector(parameters: new.detector)
       logger.info("new detector parameters")
     }
-    let samplingChanged = new.accelerometer != configuration.accelerometer
+    // The ambient poll intervals are [sampling] keys but not the accelerometer's: a change of
+    // only them must not restart its sampler.
+    var accelerometerPart = new.accelerometer
+    accelerometerPart.sampling.lightInterval = configuration.accelerometer.sampling.lightInterval
+    accelerometerPart.sampling.proximityInterval =
+      configuration.accelerometer.sampling.proximityInterval
+    let samplingChanged = accelerometerPart != configuration.accelerometer
     configuration = new
     ambient.setIntervals(new.accelerometer.sampling)
     posture.reload(new.posture)

@@ -181,6 +181,19 @@ import Testing
       waitFor(timeout: 10) { fixture.log.contains("keeping the previous configuration") })
     #expect(fixture.log.contains("\(path):2:"))
     #expect(try fixture.property("Sensor").contains("\"rate\" d 50"))
+    // Only the ambient poll intervals changed: the accelerometer's sampler is left running.
+    let starts = { fixture.log.components(separatedBy: " polled at ").count }
+    let startsBefore = starts()
+    try writeFile(
+      path,
+      "[sampling]\nmode = polled\npoll-rate = 50\nproximity-interval = 0.7\n"
+        + "[detector]\nhysteresis = 5\n")
+    kill(fixture.testbed.programPID, SIGHUP)
+    #expect(
+      waitFor(timeout: 10) {
+        fixture.log.components(separatedBy: "reloaded the configuration from").count == 3
+      }, "\(fixture.log)")
+    #expect(starts() == startsBefore, "\(fixture.log)")
     // Still sampling and turning.
     try fixture.turn(.leftUp)
     #expect(waitFor(timeout: 10) { watch.standardOutput.lines.last?.contains("left-up") == true })
