@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""A HID sensor-hub sensor for the test VM, made through /dev/uhid (stdlib only).
+"""A HID sensor hub for the test VM, made through /dev/uhid (stdlib only).
 
-The kernel sees a HID device whose report descriptor holds one sensor collection on the Sensors
-usage page. hid-sensor-hub binds to it and creates a platform device HID-SENSOR-2000NN, which the
-matching IIO driver turns into an IIO device with raw, scale, offset and sampling_frequency
-attributes, scan elements, a trigger and /dev/iio:deviceN. --kind picks the sensor:
+The kernel sees a HID device whose report descriptor holds one sensor collection per sensor on
+the Sensors usage page. hid-sensor-hub binds to it and creates a platform device
+HID-SENSOR-2000NN per collection, which the matching IIO driver turns into an IIO device with
+raw, scale, offset and sampling_frequency attributes, scan elements, a trigger and
+/dev/iio:deviceN. --kind picks the sensor of a one-sensor hub:
   accel  Accelerometer 3D (0x200073): hid-sensor-accel-3d, IIO name "accel_3d" (the default)
   als    Ambient Light (0x200041), field Illuminance: hid-sensor-als, IIO name "als"
          (in_illuminance_raw and in_intensity_both_raw, in tenths of lux: scale 0.1)
@@ -12,12 +13,24 @@ attributes, scan elements, a trigger and /dev/iio:deviceN. --kind picks the sens
   magn   Compass 3D (0x200083), fields Magnetic Flux X/Y/Z and Compensated Magnetic North:
          hid-sensor-magn-3d, IIO name "magn_3d" (in_magn_{x,y,z}_raw in milligauss and
          in_rot_from_north_magnetic_tilt_comp_raw in degrees)
+  hinge  Intel's custom hinge sensor as Intel's ISH firmware presents it: a Custom sensor
+         collection (0x2000E1) whose Manufacturer property reads "INTEL" and whose Serial Number
+         (the LUID) reads "LUID:020B000000000000", with Custom Value 1, 2 and 3 as input fields
+         (hinge, screen and keyboard angle, in tenths of a degree: unit exponent -1, no unit).
+         hid-sensor-custom binds to HID-SENSOR-2000e1, recognises the LUID and registers
+         HID-SENSOR-INT-020b, which hid-sensor-custom-intel-hinge (built by vm/kmods.sh) turns
+         into the IIO device "hinge": in_angl0_raw (hinge), in_angl1_raw (screen),
+         in_angl2_raw (keyboard), labels hinge/screen/keyboard, in_angl_scale 0.001745329
+         (radians per count)
+--sensors NAME=KIND,... puts several sensors on one hub instead (each its own collection with
+its own feature and input report IDs, as Intel's ISH hub presents all of a laptop's sensors),
+e.g. --sensors lid=accel,base=accel,hinge=hinge for a convertible.
 
-Behaves like a real sensor: it answers the driver's GET_REPORT/SET_REPORT requests for the
-property (feature) report and for polled reads of the input report, and streams input reports at
-the report interval the driver set, but only while the driver has the device open and has
-switched it to full power with event reporting on. So "no client claims" shows up here as no
-input reports sent.
+Behaves like a real sensor: it answers the driver's GET_REPORT/SET_REPORT requests for each
+sensor's property (feature) report and for polled reads of its input report, and streams input
+reports at the report interval the driver set, but only while the driver has the device open and
+has switched that sensor to full power with event reporting on. So "no client claims" shows up
+here as no input reports sent.
 
 The change sensitivity in the feature report (HID Sensor Usages: the Data Field's Change
 Sensitivity Absolute modifier, "the amount by which the field must change before the sensor
@@ -26,7 +39,21 @@ as a hub does: with it above 0, an input report (periodic or on a change) is sen
 field differs from the last report sent by at least the sensitivity; the first report after the
 sensor starts streaming is always sent. Reports held back are counted (suppressed).
 
-Control: one command per line written to the --control FIFO:
+System suspend: the emulator is a user process, so the kernel's freezer stops it for the whole
+suspend; the drivers' suspend-time requests wait for it (uhid gives each 5 s) and it answers them
+after the resume. It notices a suspend by the kernel's count of them
+(/sys/power/suspend_stats/success). --resume-fault (or the command resume-fault) imitates hubs
+that come back wrong, applied to each sensor the first time it is switched on after a resume:
+  silent  it accepts the power-on but sends no input report (periodic, on change) until the
+          driver writes its feature report again (a daemon that re-arms the sensor)
+  forget  its report interval and change sensitivity are back to their power-on defaults
+          (--interval-ms, 0): it streams at the default rate, unfiltered, and the driver's
+          sampling_frequency and hysteresis attributes read the defaults back
+  none    (the default) it keeps its settings and reports as before
+
+Control: one command per line written to the --control FIFO. On a hub of several sensors a
+sensor's command starts with its name ("lid vector 0 0 -9.8"); on a one-sensor hub the name may
+be left out.
   vector X Y Z      (accel) the acceleration the sensor measures, in m/s^2, in the sensor's own frame
   orient NAME       (accel) gravity as seen by a device held in orientation NAME (normal, left-up,
                     bottom-up, right-up, face-up, face-down), in the display frame; turned into the
@@ -36,26 +63,37 @@ Control: one command per line written to the --control FIFO:
   presence N        (prox) the Human Presence field: 0 nothing near, 1 (or a larger level) near
   heading DEG       (magn) the tilt-compensated heading from magnetic north, in whole degrees
   field X Y Z       (magn) the magnetic flux density on the three axes, in gauss
+  angles H S K      (hinge) the hinge, screen and keyboard angles, in degrees
+  fold DEG          a convertible folded to a hinge angle of DEG (0 closed, 90 laptop, 180 flat,
+                    360 tablet) with its base flat on a table, for every sensor of the hub that
+                    has a part in it: an accelerometer named "lid" reads (g sin a, 0, g cos a)
+                    and one named "base" (0, 0, -g), in their own frames (as the orientd-posture
+                    test folds them), a hinge sensor reads hinge DEG, screen DEG (the lid's angle
+                    from the table, seen from the base), keyboard 0 (the base's); sensors
+                    elsewhere (another hub) take their part from their own emulator's fold
+  resume-fault MODE none, silent or forget (see above)
   unplug            destroy the HID device (UHID_DESTROY), as if the sensor hub went away
   plug [timestamps|plain]
                     create it again (with or without the Timestamp field in its input reports;
                     default: as before)
   quit              destroy the device and exit
-State and counters are written to --status as KEY=VALUE lines after every change (atomically):
-present, opened, opens (how many times the driver opened the device: each power-up), streaming,
-power_state, reporting_state, interval_ms, sensitivity (raw counts), reports_sent, suppressed,
-polled_reads, feature_gets, feature_sets,
-commands (number of commands handled), vector, raw (the input fields' values, comma-separated),
-changed_at (guest CLOCK_MONOTONIC seconds of the
-last physical change), creates, timestamps.
+State and counters are written to --status as KEY=VALUE lines after every change (atomically).
+The hub's: present, opened, opens (how many times the driver opened the device: each power-up),
+creates, commands (number of commands handled), timestamps, suspends (system suspends seen),
+resume_fault. Each sensor's: streaming, power_state, reporting_state, interval_ms, sensitivity
+(raw counts), reports_sent, suppressed, polled_reads, feature_gets, feature_sets, vector, raw (the
+input fields' values, comma-separated), changed_at (guest CLOCK_MONOTONIC seconds of the last
+physical change), faults (resume faults applied), silent (1 while a silent fault holds);
+unprefixed on a one-sensor hub, as NAME.KEY on a hub of several.
 
-With --timestamps (or "plug timestamps") the input report also carries a 64-bit Timestamp field
+With --timestamps (or "plug timestamps") the input reports also carry a 64-bit Timestamp field
 (HID usage 0x200529, microseconds of the hub's clock, which follows the host's CLOCK_BOOTTIME as
 Intel ISH hubs' does); hid-sensor-accel-3d then stamps the IIO scans with it (converted to
 nanoseconds) instead of the clock current_timestamp_clock selects.
 """
 
 import argparse
+import math
 import os
 import select
 import signal
@@ -76,12 +114,14 @@ EIO = 5
 # HID Usage Tables, Sensors page (0x20).
 SENSORS_PAGE = 0x20
 ACCELEROMETER_3D, AMBIENT_LIGHT, PROXIMITY, COMPASS_3D = 0x73, 0x41, 0x11, 0x83
+CUSTOM = 0xE1  # Other: Custom (HID_USAGE_SENSOR_TYPE_OTHER_CUSTOM; hid-sensor-custom's 2000e1)
 SENSOR_STATE, SENSOR_EVENT = 0x0201, 0x0202
 STATE_SELECTORS, EVENT_SELECTORS = 0x0800, 0x0810  # Unknown, Ready, ... / Unknown, ..., Data Updated
 CONNECTION_TYPE, CONNECTION_SELECTORS = 0x0309, 0x0830  # integrated, attached, external
 REPORTING_STATE, REPORTING_SELECTORS = 0x0316, 0x0840  # no events, all events, threshold, +wake
 POWER_STATE, POWER_SELECTORS = 0x0319, 0x0850  # undefined, D0 full power, D1, D2, D3, D4 off
 REPORT_INTERVAL = 0x030E
+MANUFACTURER, SERIAL_NUMBER = 0x0305, 0x0307  # Property: Sensor Manufacturer / Serial Number
 ACCELERATION, CHANGE_SENSITIVITY_ABS = 0x0452, 0x1000
 ACCEL_X, ACCEL_Y, ACCEL_Z = 0x0453, 0x0454, 0x0455
 TIMESTAMP = 0x0529  # Data Field: Timestamp (HID_USAGE_SENSOR_TIME_TIMESTAMP)
@@ -89,16 +129,22 @@ LIGHT, ILLUMINANCE = 0x04D0, 0x04D1  # Data Field: Light / Illuminance (HID_USAG
 PRESENCE, HUMAN_PRESENCE = 0x04B0, 0x04B1  # Data Field: Presence / Human Presence
 ORIENTATION, COMP_MAGN_NORTH = 0x0470, 0x0475  # Data Field: Orientation / Compensated Magnetic North
 MAGN_FLUX_X, MAGN_FLUX_Y, MAGN_FLUX_Z = 0x0485, 0x0486, 0x0487
+# Data Field: Custom Value N is 0x200543 + N (HID_USAGE_SENSOR_DATA_FIELD_CUSTOM_VALUE(N)).
+CUSTOM_VALUE_1, CUSTOM_VALUE_2, CUSTOM_VALUE_3 = 0x0544, 0x0545, 0x0546
+# What hid-sensor-custom recognises as Intel's hinge sensor (known_sensor_luid in Linux 6.1):
+# the Manufacturer property starts with INTEL and the Serial Number is "LUID:" and 16 characters.
+HINGE_STRINGS = [(MANUFACTURER, 16, 'INTEL'), (SERIAL_NUMBER, 32, 'LUID:020B000000000000')]
 
 
 class Kind:
     """One sensor type: its collection usage, the data usage whose change sensitivity is the
-    feature property the drivers look for, and its input fields (usage, signed, unit exponent,
-    and optionally the counts per unit of the value commands set, before the exponent)."""
+    feature property the drivers look for, its input fields (usage, signed, unit exponent, and
+    optionally the counts per unit of the value commands set, before the exponent) and constant
+    string properties of its feature report (usage, characters, text)."""
 
-    def __init__(self, usage, sensitivity, fields, default_name):
+    def __init__(self, usage, sensitivity, fields, default_name, strings=()):
         self.usage, self.sensitivity, self.fields = usage, sensitivity, fields
-        self.default_name = default_name
+        self.default_name, self.strings = default_name, list(strings)
 
 
 KINDS = {
@@ -116,9 +162,15 @@ KINDS = {
                  [(MAGN_FLUX_X, True, 0, 1000), (MAGN_FLUX_Y, True, 0, 1000),
                   (MAGN_FLUX_Z, True, 0, 1000), (COMP_MAGN_NORTH, False, 0)],
                  'orientd-vm HID sensor hub compass'),
+    # Angles in tenths of a degree without a HID unit: the driver's scale for the hinge
+    # (unit_conversion in hid-sensor-attributes.c: no unit is degrees) is then
+    # 0.017453293 x 10^-1 radians per count. The change sensitivity is Custom Value 1's.
+    'hinge': Kind(CUSTOM, CUSTOM_VALUE_1,
+                  [(CUSTOM_VALUE_1, True, -1), (CUSTOM_VALUE_2, True, -1),
+                   (CUSTOM_VALUE_3, True, -1)],
+                  'orientd-vm HID sensor hub hinge', HINGE_STRINGS),
 }
 
-FEATURE_ID, INPUT_ID = 1, 2
 UNIT_EXPONENT = -3  # raw 1000 is 1 g: the driver's scale for "no unit" is 9.80665 x 10^exponent
 STANDARD_GRAVITY = 9.80665
 # Selector values as the drivers write them (seen in the SET_REPORTs): the position of the
@@ -128,6 +180,8 @@ STANDARD_GRAVITY = 9.80665
 REPORTING_NONE, REPORTING_ALL_EVENTS = 1, {2, 5}
 POWER_D0, POWER_OFF = 2, 6
 SENSOR_READY, EVENT_DATA_UPDATED = 2, 4
+RESUME_FAULTS = ('none', 'silent', 'forget')
+SUSPEND_COUNT = '/sys/power/suspend_stats/success'
 
 
 class Descriptor:
@@ -175,29 +229,32 @@ class Descriptor:
         return main(0x02)  # Data, Variable, Absolute
 
 
-def report_descriptor(kind, timestamps=False):
-    d = Descriptor()
+def collection(d, kind, feature_id, input_id, timestamps):
+    """One sensor's physical collection with its feature and input reports."""
     d.usage_page(SENSORS_PAGE).item(0x0, 2, kind.usage, 1).collection(0x00)  # Physical
-    # Feature report: the properties hid-sensor-hub and hid-sensor-accel-3d look up.
-    d.report_id(FEATURE_ID)
+    # Feature report: the properties hid-sensor-hub and the IIO drivers look up.
+    d.report_id(feature_id)
     d.selector(CONNECTION_TYPE, CONNECTION_SELECTORS, 3, d.feature)
     d.selector(REPORTING_STATE, REPORTING_SELECTORS, 6, d.feature)
     d.selector(POWER_STATE, POWER_SELECTORS, 6, d.feature)
     d.selector(SENSOR_STATE, STATE_SELECTORS, 7, d.feature)
     d.value(REPORT_INTERVAL, 32, d.feature)
     d.value(kind.sensitivity | CHANGE_SENSITIVITY_ABS, 16, d.feature, exponent=kind.fields[0][2])
+    for usage, count, _ in kind.strings:
+        # A string property: one 16-bit character per value (hid-sensor-custom reads them so).
+        d.usage(usage).logical(0, 0xFFFF, 4).report_size(16).report_count(count).unit_exponent(0)
+        d.feature(0x02)
     # Input report: state, event and the sensor's fields (for the accelerometer the three axes).
-    d.report_id(INPUT_ID)
+    d.report_id(input_id)
     d.selector(SENSOR_STATE, STATE_SELECTORS, 7, d.input)
     d.selector(SENSOR_EVENT, EVENT_SELECTORS, 6, d.input)
     for usage, signed, exponent, *_ in kind.fields:
         d.value(usage, 32, d.input, signed=signed, exponent=exponent)
     if timestamps:
-        # The hub's clock in microseconds (no unit item: seconds, exponent -6), which
-        # hid-sensor-accel-3d stamps the scan with instead of the kernel's clock.
+        # The hub's clock in microseconds (no unit item: seconds, exponent -6), which the
+        # drivers stamp the scan with instead of the kernel's clock.
         d.value(TIMESTAMP, 64, d.input, exponent=-6)
     d.end_collection()
-    return bytes(d.data)
 
 
 FEATURE_FORMAT = '<BBBBBIH'  # id, connection, reporting, power, state, interval ms, sensitivity
@@ -231,84 +288,59 @@ def inverse(m):
 
 
 class Sensor:
-    def __init__(self, args):
-        self.args = args
-        self.kind = KINDS[args.kind]
+    """One sensor of the hub: its collection's reports, its physical state and its counters."""
+
+    def __init__(self, hub, name, kind_name, number):
+        self.hub, self.name, self.kind_name = hub, name, kind_name
+        self.kind = KINDS[kind_name]
+        args = hub.args
+        # One-sensor hubs keep the report IDs they always had (feature 1, input 2).
+        self.feature_id, self.input_id = 2 * number + 1, 2 * number + 2
+        self.format = FEATURE_FORMAT + ''.join('%dH' % count for _, count, _ in self.kind.strings)
+        self.strings = []
+        for _, count, text in self.kind.strings:
+            self.strings += [ord(c) for c in text] + [0] * (count - len(text))
         # The input fields' raw values; for the accelerometer they follow self.vector.
         self.physical = [0.0] * len(self.kind.fields)
         self.values = [0] * len(self.kind.fields)
         self.unmount = inverse(parse_matrix(args.mount_matrix))
-        self.logf = open(args.log, 'a', buffering=1) if args.log else sys.stderr
-        self.fd = None
         self.counters = dict(reports_sent=0, suppressed=0, polled_reads=0, feature_gets=0,
-                             feature_sets=0, commands=0, creates=0, opens=0)
+                             feature_sets=0, faults=0)
         # The fields' raw values in the last input report sent (None: report the next one).
         self.last_sent = None
-        self.timestamps = args.timestamps
-        self.opened = False
         self.vector = (0.0, -STANDARD_GRAVITY, 0.0)
         self.changed_at = time.monotonic()
         # connection integrated, no events, power off (D4), ready, 100 ms, sensitivity 0
-        self.feature = [FEATURE_ID, 1, REPORTING_NONE, POWER_OFF, SENSOR_READY, args.interval_ms, 0]
+        self.feature = [self.feature_id, 1, REPORTING_NONE, POWER_OFF, SENSOR_READY,
+                        args.interval_ms, 0]
         self.next_report = None
-        self.dirty = True
+        # Resume faults: armed by a system suspend, applied at the next power-on.
+        self.fault_armed, self.silent = False, False
 
     def log(self, text):
-        self.logf.write('%.3f %s\n' % (time.monotonic(), text))
-
-    # ---- uhid
-    def send(self, kind, payload=b''):
-        event = struct.pack('<I', kind) + payload
-        os.write(self.fd, event + bytes(UHID_EVENT_SIZE - len(event)))
-
-    def plug(self, timestamps=None):
-        if self.fd is not None:
-            return
-        if timestamps is not None:
-            self.timestamps = timestamps
-        self.fd = os.open('/dev/uhid', os.O_RDWR | os.O_CLOEXEC)
-        rdesc = report_descriptor(self.kind, self.timestamps)
-        name = self.args.name or self.kind.default_name
-        self.send(UHID_CREATE2, struct.pack('<128s64s64sHHIIII', name.encode(),
-                                            b'orientd-vm/uhid', b'', len(rdesc), BUS_USB,
-                                            0x1d6b, self.args.product, 1, 0) + rdesc)
-        self.counters['creates'] += 1
-        self.log('plugged: CREATE2 with a %d-byte report descriptor %s' % (len(rdesc), rdesc.hex()))
-        self.dirty = True
-
-    def unplug(self):
-        if self.fd is None:
-            return
-        self.send(UHID_DESTROY)
-        os.close(self.fd)
-        self.fd, self.opened, self.next_report = None, False, None
-        self.log('unplugged: DESTROY')
-        self.dirty = True
+        self.hub.log(text if len(self.hub.sensors) == 1 else '%s: %s' % (self.name, text))
 
     @property
     def streaming(self):
         power, reporting = self.feature[3], self.feature[2]
-        return self.opened and power == POWER_D0 and reporting in REPORTING_ALL_EVENTS
+        return self.hub.opened and power == POWER_D0 and reporting in REPORTING_ALL_EVENTS
 
     def raw(self):
-        if self.args.kind != 'accel':
+        if self.kind_name != 'accel':
             return tuple(self.values)
         scale = STANDARD_GRAVITY * 10 ** UNIT_EXPONENT
         return tuple(int(round(v / scale)) for v in self.vector)
 
+    def feature_report(self):
+        return struct.pack(self.format, *self.feature, *self.strings)
+
     def input_report(self):
-        report = struct.pack(INPUT_HEADER, INPUT_ID, SENSOR_READY, EVENT_DATA_UPDATED)
+        report = struct.pack(INPUT_HEADER, self.input_id, SENSOR_READY, EVENT_DATA_UPDATED)
         for (_, signed, *_), value in zip(self.kind.fields, self.raw()):
             report += struct.pack('<i' if signed else '<I', value)
-        if self.timestamps:
-            report += struct.pack(TIMESTAMP_FORMAT, self.hub_microseconds())
+        if self.hub.timestamps:
+            report += struct.pack(TIMESTAMP_FORMAT, self.hub.hub_microseconds())
         return report
-
-    @staticmethod
-    def hub_microseconds():
-        # Intel's ISH driver keeps the hub's clock in step with the host's CLOCK_BOOTTIME
-        # (it sends it to the firmware), so its timestamps are boot time in microseconds.
-        return int(time.clock_gettime(time.CLOCK_BOOTTIME) * 1e6)
 
     def due(self):
         """Whether a report is due by the change sensitivity: some field moved by at least it
@@ -319,93 +351,95 @@ class Sensor:
         return any(abs(a - b) >= sensitivity for a, b in zip(self.raw(), self.last_sent))
 
     def report_if_due(self):
+        if self.silent:
+            return
         if self.due():
             self.send_input()
         else:
             self.counters['suppressed'] += 1
-            self.dirty = True
+            self.hub.dirty = True
 
     def send_input(self):
         self.last_sent = self.raw()
         report = self.input_report()
-        self.send(UHID_INPUT2, struct.pack('<H', len(report)) + report)
+        self.hub.send(UHID_INPUT2, struct.pack('<H', len(report)) + report)
         self.counters['reports_sent'] += 1
-        self.dirty = True
+        self.hub.dirty = True
 
-    def handle_kernel(self):
-        event = os.read(self.fd, UHID_EVENT_SIZE)
-        kind = struct.unpack_from('<I', event)[0]
-        if kind == UHID_GET_REPORT:
-            rid, rnum, rtype = struct.unpack_from('<IBB', event, 4)
-            if rtype == UHID_FEATURE_REPORT and rnum == FEATURE_ID:
-                data, err = struct.pack(FEATURE_FORMAT, *self.feature), 0
-                self.counters['feature_gets'] += 1
-            elif rtype == UHID_INPUT_REPORT and rnum == INPUT_ID:
-                data, err = self.input_report(), 0
-                self.counters['polled_reads'] += 1
-            else:
-                data, err = b'', EIO
-            self.send(UHID_GET_REPORT_REPLY, struct.pack('<IHH', rid, err, len(data)) + data)
-            self.log('GET_REPORT type %d id %d -> %s' % (rtype, rnum, data.hex() or 'EIO'))
-        elif kind == UHID_SET_REPORT:
-            rid, rnum, rtype, size = struct.unpack_from('<IBBH', event, 4)
-            data = event[12:12 + size]
-            err = EIO
-            if rtype == UHID_FEATURE_REPORT and rnum == FEATURE_ID and size == struct.calcsize(FEATURE_FORMAT):
-                was_streaming = self.streaming
-                self.feature = list(struct.unpack(FEATURE_FORMAT, data))
-                self.counters['feature_sets'] += 1
-                err = 0
-                if self.streaming and not was_streaming:
-                    self.next_report = time.monotonic()
-                    self.last_sent = None
-            self.send(UHID_SET_REPORT_REPLY, struct.pack('<IH', rid, err))
-            self.log('SET_REPORT type %d id %d %s -> reporting %d power %d interval %d ms '
-                     'sensitivity %d%s'
-                     % (rtype, rnum, data.hex(), self.feature[2], self.feature[3], self.feature[5],
-                        self.feature[6], '' if err == 0 else ' (refused)'))
-        elif kind in (UHID_OPEN, UHID_CLOSE):
-            self.opened = kind == UHID_OPEN
-            self.counters['opens'] += self.opened
-            self.next_report = time.monotonic() if self.streaming else None
-            self.last_sent = None
-            self.log('OPEN' if self.opened else 'CLOSE')
+    def get_report(self, rtype):
+        """The reply to GET_REPORT of this sensor's feature or input report."""
+        if rtype == UHID_FEATURE_REPORT:
+            self.counters['feature_gets'] += 1
+            return self.feature_report()
+        self.counters['polled_reads'] += 1
+        return self.input_report()
+
+    def set_feature(self, data):
+        """SET_REPORT of the feature report; False when it has not the report's size."""
+        if len(data) != struct.calcsize(self.format):
+            return False
+        was_streaming = self.streaming
+        # The strings are the hub's own: what the driver writes back of them is ignored.
+        self.feature = list(struct.unpack(self.format, data))[:len(self.feature)]
+        self.counters['feature_sets'] += 1
+        if self.silent:
+            self.silent = False
+            self.log('configured again: reporting again after the resume fault')
+        if self.streaming and not was_streaming:
+            self.powered_on()
+        return True
+
+    def powered_on(self):
+        self.next_report = time.monotonic()
+        self.last_sent = None
+        if not self.fault_armed:
+            return
+        self.fault_armed = False
+        fault = self.hub.resume_fault
+        if fault == 'none':
+            return
+        self.counters['faults'] += 1
+        if fault == 'silent':
+            self.silent = True
+            self.log('resume fault: switched on after a resume, silent until configured again')
+        elif fault == 'forget':
+            self.feature[5], self.feature[6] = self.hub.args.interval_ms, 0
+            self.log('resume fault: switched on after a resume with the default interval %d ms '
+                     'and sensitivity 0' % self.feature[5])
+
+    # ---- physical changes
+    def command(self, name, rest):
+        kind = self.kind_name
+        if kind == 'accel' and name == 'vector' and len(rest) == 3:
+            self.set_vector(tuple(float(v) for v in rest))
+        elif kind == 'accel' and name == 'orient' and len(rest) == 1 and rest[0] in ORIENTATIONS:
+            g = [STANDARD_GRAVITY * v for v in ORIENTATIONS[rest[0]]]
+            self.set_vector(tuple(sum(self.unmount[r][c] * g[c] for c in range(3)) for r in range(3)))
+        elif kind == 'als' and name == 'lux' and len(rest) == 1:
+            self.set_values([float(rest[0])])
+        elif kind == 'prox' and name == 'presence' and len(rest) == 1 and rest[0].isdigit():
+            self.set_values([int(rest[0])])
+        elif kind == 'magn' and name == 'heading' and len(rest) == 1:
+            self.set_values(self.physical[:3] + [float(rest[0]) % 360])
+        elif kind == 'magn' and name == 'field' and len(rest) == 3:
+            self.set_values([float(v) for v in rest] + self.physical[3:])
+        elif kind == 'hinge' and name == 'angles' and len(rest) == 3:
+            self.set_values([float(v) for v in rest])
         else:
-            self.log('event %d' % kind)
-        self.dirty = True
+            return False
+        return True
 
-    # ---- control
-    def command(self, line):
-        words = line.split()
-        if not words:
-            return True
-        name, rest = words[0], words[1:]
-        kind = self.args.kind
-        try:
-            if kind == 'accel' and name == 'vector' and len(rest) == 3:
-                self.set_vector(tuple(float(v) for v in rest))
-            elif kind == 'als' and name == 'lux' and len(rest) == 1:
-                self.set_values([float(rest[0])])
-            elif kind == 'prox' and name == 'presence' and len(rest) == 1 and rest[0].isdigit():
-                self.set_values([int(rest[0])])
-            elif kind == 'magn' and name == 'heading' and len(rest) == 1:
-                self.set_values(self.physical[:3] + [float(rest[0]) % 360])
-            elif kind == 'magn' and name == 'field' and len(rest) == 3:
-                self.set_values([float(v) for v in rest] + self.physical[3:])
-            elif kind == 'accel' and name == 'orient' and len(rest) == 1 and rest[0] in ORIENTATIONS:
-                g = [STANDARD_GRAVITY * v for v in ORIENTATIONS[rest[0]]]
-                self.set_vector(tuple(sum(self.unmount[r][c] * g[c] for c in range(3)) for r in range(3)))
-            elif name == 'unplug' and not rest:
-                self.unplug()
-            elif name == 'plug' and rest in ([], ['timestamps'], ['plain']):
-                self.plug(None if not rest else rest[0] == 'timestamps')
-            elif name == 'quit':
-                return False
-            else:
-                self.log('unknown command %r' % line)
-        finally:
-            self.counters['commands'] += 1
-            self.dirty = True
+    def fold(self, degrees):
+        """This sensor's part in a fold of the convertible to DEGREES; False when it has none."""
+        a = math.radians(degrees)
+        if self.kind_name == 'accel' and self.name == 'lid':
+            self.set_vector((STANDARD_GRAVITY * math.sin(a), 0.0, STANDARD_GRAVITY * math.cos(a)))
+        elif self.kind_name == 'accel' and self.name == 'base':
+            self.set_vector((0.0, 0.0, -STANDARD_GRAVITY))
+        elif self.kind_name == 'hinge':
+            self.set_values([degrees, degrees, 0.0])
+        else:
+            return False
         return True
 
     def set_vector(self, vector):
@@ -428,19 +462,208 @@ class Sensor:
         if self.streaming:
             self.report_if_due()
             self.next_report = time.monotonic() + self.interval()
+        self.hub.dirty = True
 
     def interval(self):
-        ms = self.feature[5] or self.args.interval_ms
+        ms = self.feature[5] or self.hub.args.interval_ms
         return min(max(ms, 5), 1000) / 1000.0
+
+    def status(self):
+        return dict(self.counters, streaming=int(self.streaming), reporting_state=self.feature[2],
+                    power_state=self.feature[3], interval_ms=self.feature[5],
+                    sensitivity=self.feature[6], silent=int(self.silent),
+                    vector='%.4f,%.4f,%.4f' % self.vector,
+                    raw=','.join(str(v) for v in self.raw()), changed_at='%.6f' % self.changed_at)
+
+
+class Hub:
+    """The HID device: the uhid node, open/close, and the sensors' collections."""
+
+    def __init__(self, args):
+        self.args = args
+        self.logf = open(args.log, 'a', buffering=1) if args.log else sys.stderr
+        self.sensors = []
+        if args.sensors:
+            for number, entry in enumerate(args.sensors.split(',')):
+                name, _, kind = entry.partition('=')
+                if kind not in KINDS or not name or name in [s.name for s in self.sensors]:
+                    raise SystemExit('--sensors: %r is not NAME=KIND with a new NAME and KIND one '
+                                     'of %s' % (entry, ', '.join(sorted(KINDS))))
+                self.sensors.append(Sensor(self, name, kind, number))
+        else:
+            self.sensors.append(Sensor(self, args.kind, args.kind, 0))
+        self.by_name = {s.name: s for s in self.sensors}
+        self.fd = None
+        self.counters = dict(commands=0, creates=0, opens=0, suspends=0)
+        self.timestamps = args.timestamps
+        self.opened = False
+        self.resume_fault = args.resume_fault
+        self.suspend_count = self.read_suspend_count()
+        self.dirty = True
+
+    def log(self, text):
+        self.logf.write('%.3f %s\n' % (time.monotonic(), text))
+
+    # ---- uhid
+    def send(self, kind, payload=b''):
+        event = struct.pack('<I', kind) + payload
+        os.write(self.fd, event + bytes(UHID_EVENT_SIZE - len(event)))
+
+    def descriptor(self):
+        d = Descriptor()
+        for s in self.sensors:
+            collection(d, s.kind, s.feature_id, s.input_id, self.timestamps)
+        return bytes(d.data)
+
+    def plug(self, timestamps=None):
+        if self.fd is not None:
+            return
+        if timestamps is not None:
+            self.timestamps = timestamps
+        self.fd = os.open('/dev/uhid', os.O_RDWR | os.O_CLOEXEC)
+        rdesc = self.descriptor()
+        if len(self.sensors) == 1:
+            name = self.args.name or self.sensors[0].kind.default_name
+        else:
+            name = self.args.name or 'orientd-vm HID sensor hub (%s)' % ', '.join(
+                s.name for s in self.sensors)
+        self.send(UHID_CREATE2, struct.pack('<128s64s64sHHIIII', name.encode(),
+                                            b'orientd-vm/uhid', b'', len(rdesc), BUS_USB,
+                                            0x1d6b, self.args.product, 1, 0) + rdesc)
+        self.counters['creates'] += 1
+        self.log('plugged: CREATE2 with a %d-byte report descriptor %s' % (len(rdesc), rdesc.hex()))
+        self.dirty = True
+
+    def unplug(self):
+        if self.fd is None:
+            return
+        self.send(UHID_DESTROY)
+        os.close(self.fd)
+        self.fd, self.opened = None, False
+        for s in self.sensors:
+            s.next_report = None
+        self.log('unplugged: DESTROY')
+        self.dirty = True
+
+    @staticmethod
+    def hub_microseconds():
+        # Intel's ISH driver keeps the hub's clock in step with the host's CLOCK_BOOTTIME
+        # (it sends it to the firmware), so its timestamps are boot time in microseconds.
+        return int(time.clock_gettime(time.CLOCK_BOOTTIME) * 1e6)
+
+    def sensor_for(self, report_id):
+        for s in self.sensors:
+            if report_id in (s.feature_id, s.input_id):
+                return s
+        return None
+
+    def handle_kernel(self):
+        event = os.read(self.fd, UHID_EVENT_SIZE)
+        kind = struct.unpack_from('<I', event)[0]
+        if kind == UHID_GET_REPORT:
+            rid, rnum, rtype = struct.unpack_from('<IBB', event, 4)
+            s = self.sensor_for(rnum)
+            data, err = b'', EIO
+            if s and ((rtype == UHID_FEATURE_REPORT and rnum == s.feature_id) or
+                      (rtype == UHID_INPUT_REPORT and rnum == s.input_id)):
+                data, err = s.get_report(rtype), 0
+            self.send(UHID_GET_REPORT_REPLY, struct.pack('<IHH', rid, err, len(data)) + data)
+            self.log('GET_REPORT type %d id %d -> %s' % (rtype, rnum, data.hex() or 'EIO'))
+        elif kind == UHID_SET_REPORT:
+            rid, rnum, rtype, size = struct.unpack_from('<IBBH', event, 4)
+            data = event[12:12 + size]
+            s = self.sensor_for(rnum)
+            ok = (s is not None and rtype == UHID_FEATURE_REPORT and rnum == s.feature_id and
+                  s.set_feature(data))
+            self.send(UHID_SET_REPORT_REPLY, struct.pack('<IH', rid, 0 if ok else EIO))
+            if s is not None:
+                s.log('SET_REPORT type %d id %d %s -> reporting %d power %d interval %d ms '
+                      'sensitivity %d%s'
+                      % (rtype, rnum, data.hex(), s.feature[2], s.feature[3], s.feature[5],
+                         s.feature[6], '' if ok else ' (refused)'))
+            else:
+                self.log('SET_REPORT type %d id %d %s (refused: no such report)'
+                         % (rtype, rnum, data.hex()))
+        elif kind in (UHID_OPEN, UHID_CLOSE):
+            self.opened = kind == UHID_OPEN
+            self.counters['opens'] += self.opened
+            for s in self.sensors:
+                if self.opened and s.streaming:
+                    s.powered_on()
+                elif not self.opened:
+                    s.next_report, s.last_sent = None, None
+            self.log('OPEN' if self.opened else 'CLOSE')
+        else:
+            self.log('event %d' % kind)
+        self.dirty = True
+
+    # ---- system suspend
+    @staticmethod
+    def read_suspend_count():
+        try:
+            with open(SUSPEND_COUNT) as f:
+                return int(f.read())
+        except (OSError, ValueError):
+            return 0
+
+    def check_suspend(self):
+        """After a system suspend (the kernel's count went up), arm each sensor's resume fault:
+        it applies at the sensor's next power-on, which follows the kernel's own requests of the
+        suspend and resume that waited in uhid's queue while this process was frozen."""
+        count = self.read_suspend_count()
+        if count == self.suspend_count:
+            return
+        self.counters['suspends'] += count - self.suspend_count
+        self.suspend_count = count
+        self.log('system suspend seen (%d so far)%s' % (
+            count, '' if self.resume_fault == 'none' else ': resume fault %s armed' % self.resume_fault))
+        for s in self.sensors:
+            s.fault_armed = True
+        self.dirty = True
+
+    # ---- control
+    def command(self, line):
+        words = line.split()
+        if not words:
+            return True
+        target = None
+        if words[0] in self.by_name and len(words) > 1:
+            target, words = self.by_name[words[0]], words[1:]
+        name, rest = words[0], words[1:]
+        try:
+            if target is None and name == 'unplug' and not rest:
+                self.unplug()
+            elif target is None and name == 'plug' and rest in ([], ['timestamps'], ['plain']):
+                self.plug(None if not rest else rest[0] == 'timestamps')
+            elif name == 'fold' and len(rest) == 1:
+                degrees = float(rest[0])
+                moved = [s.name for s in ([target] if target else self.sensors) if s.fold(degrees)]
+                if not moved:
+                    self.log('fold: no sensor here has a part in a fold (%r)' % line)
+            elif target is None and name == 'resume-fault' and rest and rest[0] in RESUME_FAULTS:
+                self.resume_fault = rest[0]
+                self.log('resume fault: %s' % self.resume_fault)
+            elif target is None and name == 'quit':
+                return False
+            else:
+                sensor = target or (self.sensors[0] if len(self.sensors) == 1 else None)
+                if sensor is None or not sensor.command(name, rest):
+                    self.log('unknown command %r' % line)
+        except ValueError:
+            self.log('bad value in %r' % line)
+        finally:
+            self.counters['commands'] += 1
+            self.dirty = True
+        return True
 
     def write_status(self):
         fields = dict(self.counters, present=int(self.fd is not None), opened=int(self.opened),
-                      streaming=int(self.streaming), reporting_state=self.feature[2],
-                      power_state=self.feature[3], interval_ms=self.feature[5],
-                      sensitivity=self.feature[6],
-                      timestamps=int(self.timestamps),
-                      vector='%.4f,%.4f,%.4f' % self.vector,
-                      raw=','.join(str(v) for v in self.raw()), changed_at='%.6f' % self.changed_at)
+                      timestamps=int(self.timestamps), resume_fault=self.resume_fault)
+        if len(self.sensors) == 1:
+            fields.update(self.sensors[0].status())
+        else:
+            for s in self.sensors:
+                fields.update(('%s.%s' % (s.name, k), v) for k, v in s.status().items())
         tmp = self.args.status + '.tmp'
         with open(tmp, 'w') as f:
             f.write(''.join('%s=%s\n' % kv for kv in sorted(fields.items())))
@@ -455,18 +678,21 @@ class Sensor:
         running = True
         while running:
             now = time.monotonic()
-            if self.streaming and self.next_report is not None and now >= self.next_report:
-                self.report_if_due()
-                self.next_report = max(self.next_report + self.interval(), now)
+            for s in self.sensors:
+                if s.streaming and s.next_report is not None and now >= s.next_report:
+                    s.report_if_due()
+                    s.next_report = max(s.next_report + s.interval(), now)
             if self.dirty:
                 self.write_status()
-            timeout = max(0.0, self.next_report - time.monotonic()) if (
-                self.streaming and self.next_report is not None) else 1.0
+            due = [s.next_report for s in self.sensors if s.streaming and s.next_report is not None]
+            timeout = max(0.0, min(due) - time.monotonic()) if due else 1.0
             fds = [control] + ([self.fd] if self.fd is not None else [])
             try:
                 ready, _, _ = select.select(fds, [], [], timeout)
             except InterruptedError:
                 continue
+            # Before anything the kernel queued while this process was frozen is handled.
+            self.check_suspend()
             if self.fd is not None and self.fd in ready:
                 self.handle_kernel()
             if control in ready:
@@ -485,6 +711,7 @@ def main():
     parser.add_argument('--status', required=True, help='KEY=VALUE state file, rewritten on change')
     parser.add_argument('--log', help='event log (default stderr)')
     parser.add_argument('--kind', choices=sorted(KINDS), default='accel', help='the sensor type')
+    parser.add_argument('--sensors', help='several sensors on one hub: NAME=KIND,NAME=KIND,...')
     parser.add_argument('--name', help='the HID device name (default: one naming the kind)')
     parser.add_argument('--product', type=lambda s: int(s, 0), default=0x0a77,
                         help='USB product id (a second hub, e.g. the base sensor, takes another)')
@@ -493,15 +720,17 @@ def main():
     parser.add_argument('--interval-ms', type=int, default=100, help='initial report interval')
     parser.add_argument('--timestamps', action='store_true',
                         help="input reports carry the hub's own clock (HID usage Timestamp, us)")
+    parser.add_argument('--resume-fault', choices=RESUME_FAULTS, default='none',
+                        help='how the hub comes back from a system suspend (see above)')
     args = parser.parse_args()
     if not os.path.exists(args.control):
         os.mkfifo(args.control)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    device = Sensor(args)
+    hub = Hub(args)
     try:
-        device.run()
+        hub.run()
     finally:
-        device.unplug()
+        hub.unplug()
 
 
 if __name__ == '__main__':
