@@ -697,3 +697,52 @@ watch_rotation() {
 }
 buffer_on() { first_line "$IIO_DEV/buffer/enable" && [ "$FIRST_LINE" = 1 ]; }
 buffer_off() { first_line "$IIO_DEV/buffer/enable" && [ "$FIRST_LINE" = 0 ]; }
+
+# ---- system suspend ------------------------------------------------------------------------------
+# A real suspend to idle (s2idle) of the guest, woken by the CMOS RTC's alarm. It needs the test
+# harness's module orientd-vm-sleep (the test's header: "# kmods: orientd-vm-sleep"; source in
+# vm/kmod/orientd-vm-sleep): QEMU's PC machine cannot otherwise come back (its RTC alarm raises no
+# wake event in s2idle, and virtio-9p, the guest's root, does not survive device suspend).
+# Everything a sensor goes through is the kernel's own: the freezer stops every process (the
+# emulators too: the drivers' suspend-time requests to a uhid hub each wait uhid's 5 s for an
+# answer), the drivers' suspend and resume callbacks run, the RTC alarm ends the s2idle.
+SUSPENDS=/sys/power/suspend_stats/success
+SUSPEND_N=0
+# suspend_ready: the module is loaded and the kernel offers s2idle.
+suspend_ready() {
+  kmod orientd-vm-sleep || return 1
+  # The PM core's debug lines (suspend-to-idle, which interrupt woke it, each phase's time).
+  echo 1 >/sys/power/pm_debug_messages
+  has_line /sys/power/state '*freeze*'
+}
+# suspend_count: SUSPEND_COUNT is how many suspends the kernel has completed.
+suspend_count() {
+  first_line $SUSPENDS
+  SUSPEND_COUNT=$FIRST_LINE
+}
+# suspend_and_wake SECONDS: suspend to idle now (rtcwake -m freeze), the RTC alarm set SECONDS
+# ahead; returns when the guest is back, and fails unless the kernel counted one more successful
+# suspend. The alarm must come after the devices have suspended (else rtc-cmos handles it as an
+# ordinary interrupt before s2idle starts and the kernel aborts the suspend: "wakeup pending"):
+# allow 15 s for each HID sensor streaming through a uhid emulator. Sets SUSPEND_SECONDS (how
+# long it took), and leaves the kernel's PM lines in $TOUT/suspend-N.log (SUSPEND_LOG).
+suspend_and_wake() {
+  local before t0
+  SUSPEND_N=$((SUSPEND_N + 1))
+  SUSPEND_LOG=$TOUT/suspend-$SUSPEND_N.log
+  suspend_count
+  before=$SUSPEND_COUNT
+  echo "orientd-vm: suspend $SUSPEND_N (${VM_TEST:-}) for ${1}s" >/dev/kmsg
+  now_cs
+  t0=$NOW_CS
+  rtcwake -m freeze -s "$1" >"$TOUT/rtcwake-$SUSPEND_N.log" 2>&1
+  local rc=$?
+  now_cs
+  SUSPEND_SECONDS=$(((NOW_CS - t0) / 100)).$(((NOW_CS - t0) % 100 / 10))
+  dmesg | sed -n "/orientd-vm: suspend $SUSPEND_N (/,\$p" >"$SUSPEND_LOG"
+  suspend_count
+  log "suspend $SUSPEND_N: rtcwake exit $rc after ${SUSPEND_SECONDS}s; suspends $before -> $SUSPEND_COUNT"
+  [ "$rc" -eq 0 ] && [ "$SUSPEND_COUNT" -gt "$before" ]
+}
+# suspend_log_has PATTERN: the last suspend's kernel log has a line matching the glob PATTERN.
+suspend_log_has() { has_line "$SUSPEND_LOG" "$1"; }
