@@ -51,6 +51,17 @@ public struct FaceResolver: Sendable {
     public var asked: Double
     /// When it times out (committing `proposed`).
     public var deadline: Double
+
+    /// Creates a request.
+    public init(
+      id: Int, current: Orientation, proposed: Orientation, asked: Double, deadline: Double
+    ) {
+      self.id = id
+      self.current = current
+      self.proposed = proposed
+      self.asked = asked
+      self.deadline = deadline
+    }
   }
 
   /// What the caller must do.

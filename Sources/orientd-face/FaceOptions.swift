@@ -150,8 +150,8 @@ struct FaceOptions: Equatable {
         case "--proposed": resolve.proposed = try orientation()
         case "--timeout":
           let text = try cursor.value(for: name, inline: argument.inline)
-          guard let ms = Int(text), (50...10_000).contains(ms) else {
-            throw UsageError("--timeout '\(text)': milliseconds, 50 to 10000")
+          guard let ms = Int(text), (50...60_000).contains(ms) else {
+            throw UsageError("--timeout '\(text)': milliseconds, 50 to 60000")
           }
           resolve.timeoutMilliseconds = ms
         case "--sensor-rotation":

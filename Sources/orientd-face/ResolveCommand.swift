@@ -35,7 +35,9 @@ enum ResolveCommand {
     let finder: HeadFinder
     let decoder: JPEGDecoder
     do {
-      finder = HeadFinder(detector: try FaceDetector())
+      let detector = try FaceDetector()
+      logger.debug("detector \(detector.origin)")
+      finder = HeadFinder(detector: detector)
       decoder = try JPEGDecoder()
     } catch {
       StandardStream.error.writeLine("orientd-face: cannot start the detector: \(error)")
