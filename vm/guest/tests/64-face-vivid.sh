@@ -15,7 +15,7 @@ export XDG_CACHE_HOME=$TOUT/cache CACHE_DIRECTORY=
 
 resolve() {  # OUT: one resolve from vivid, its answer in OUT.json and its log in OUT.err
   "$BIN/orientd-face" resolve --camera "v4l2:$VIDEO" --current normal --proposed left-up \
-    --timeout 120000 --frames 1 >"$1.json" 2>"$1.err"
+    --timeout 60000 --frames 1 >"$1.json" 2>"$1.err"
 }
 answer_is() { grep -q "\"answer\":\"$2\"" "$1.json"; }
 
