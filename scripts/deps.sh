@@ -45,6 +45,7 @@ TEST_PKGS=(
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
   libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does
   polkitd              # PolkitTests: the real verdicts on net.hadess.SensorProxy claims (private bus)
+  python3-dbusmock python3-psutil  # iio-sensor-proxy 3.9.0's own integration tests (Tests/Upstream)
   python3-skimage python-matplotlib-data  # FaceTests: public-domain photographs (astronaut, Grace Hopper, no-face pictures, LFW crops)
   python3-pil          # FaceTests: turns the photographs four ways (a tool that is not orientd's)
 )
