@@ -47,15 +47,15 @@ def shown(source, degrees, roll, work, tag):
     return path
 
 
-def accuracy(program, work):
+def accuracy(program, work, rolls, turns):
     sources = pictures(work)
     print('accuracy: %d faces and %d pictures without one (LFW subset, portraits, coffee, rocket,'
           ' cat, camera), each shown turned clockwise' % (sum(f for _, f in sources),
                                                        sum(not f for _, f in sources)))
     print('%-6s %-5s %7s %7s %7s %9s %11s' % ('roll', 'turn', 'right', 'wrong', 'missed',
                                                'accuracy', 'false+'))
-    for roll in (0, 20, 30):
-        for degrees in (0, 90, 180, 270):
+    for roll in rolls:
+        for degrees in turns:
             files, truth = [], []
             for n, (source, face) in enumerate(sources):
                 files.append(shown(source, degrees, roll if face else 0, work, f'r{roll}-t{degrees}-{n}'))
@@ -87,7 +87,12 @@ def latency(program, work, runs):
     for name, source in (('face', PORTRAITS[1]), ('no face', NO_FACE[1])):
         folder = f'{work}/camera-{name.replace(" ", "-")}'
         os.makedirs(folder, exist_ok=True)
-        Image.open(source).convert('RGB').resize((640, 480)).save(f'{folder}/0001.jpg', quality=90)
+        # Fitted into 640x480 (aspect kept, grey around): a camera frame's size and shape.
+        picture = Image.open(source).convert('RGB')
+        picture.thumbnail((640, 480), Image.BICUBIC)
+        frame = Image.new('RGB', (640, 480), (128, 128, 128))
+        frame.paste(picture, ((640 - picture.width) // 2, (480 - picture.height) // 2))
+        frame.save(f'{folder}/0001.jpg', quality=90)
         cameras[name] = folder
     print()
     print('proposal -> answer, orientd-face resolve from a file camera (640x480 JPEG frames),'
@@ -113,11 +118,16 @@ def latency(program, work, runs):
 
 def main():
     program = sys.argv[1]
-    runs = int(sys.argv[sys.argv.index('--runs') + 1]) if '--runs' in sys.argv else 30
+    def option(name, default):
+        return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+    runs = int(option('--runs', '30'))
+    rolls = [int(r) for r in option('--rolls', '0,20,30').split(',') if r != 'none']
+    turns = [int(t) for t in option('--turns', '0,90,180,270').split(',')]
     # A warm cache, as on a running system.
     subprocess.run([program, 'detect', PORTRAITS[1]], capture_output=True, check=True)
     with tempfile.TemporaryDirectory(prefix='face-bench-') as work:
-        accuracy(program, work)
+        if rolls:
+            accuracy(program, work, rolls, turns)
         latency(program, work, runs)
 
 

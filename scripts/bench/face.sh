@@ -6,7 +6,7 @@
 # sideways), and proposal -> answer latency of `orientd-face resolve` from a file camera
 # (spawn to answer, the path FaceQuery takes), p50 and p95. Prints tables.
 #
-#   scripts/bench/face.sh [--runs 30]
+#   scripts/bench/face.sh [--runs 30] [--rolls 0,20,30|none] [--turns 0,90,180,270]
 #
 # Builds orientd-face in release mode first (SKIP_BUILD=1 uses what is built; BIN=DIR picks a
 # directory). The vivid latency comes from the VM: vm/run.sh face-vivid (VM BENCH line).

@@ -3,8 +3,8 @@
 # negotiation, mmap streaming, poll). vivid's colour bars hold no face, so the answer is accept;
 # the camera is released afterwards (another program can stream at once), and a camera another
 # program is streaming from (EBUSY) is answered unknown without waiting. Prints a BENCH line:
-# proposal -> answer latency (spawn to answer) from vivid, p50 and p95, under TCG.
-# timeout: 300
+# proposal -> answer latency (spawn to answer) from vivid, median and max of four, under TCG.
+# timeout: 420
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 
@@ -44,12 +44,12 @@ wait "$holder" 2>/dev/null
 
 # Latency: spawn to answer, as the daemon's FaceQuery sees it.
 times=()
-for _ in 1 2 3 4 5 6; do
+for _ in 1 2 3 4; do
   start=$(date +%s%N)
   resolve "$TOUT/bench"
   times+=($((($(date +%s%N) - start) / 1000000)))
 done
 sorted=$(printf '%s\n' "${times[@]}" | sort -n | tr '\n' ' ')
 read -r -a ms <<<"$sorted"
-echo "BENCH face orientd-face resolve from vivid (TCG, 1 frame, 4 quarter turns): n=${#ms[@]} p50=${ms[2]} ms p95=${ms[5]} ms all: $sorted"
+echo "BENCH face orientd-face resolve from vivid (TCG, 1 frame, 4 quarter turns): n=${#ms[@]} p50=${ms[1]} ms max=${ms[3]} ms all: $sorted"
 finish
