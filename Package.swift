@@ -32,6 +32,12 @@ let package = Package(
     .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: apt("libdrm-dev")),
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
+    // libcamera (C++17 only, no C API): its pkg-config flags feed LibcameraBridge, a small C++
+    // target with a C API (Swift's C++ interop cannot import CameraManager, Camera, Request, and
+    // Camera::requestCompleted needs a C++ slot). LibcameraKit wraps that C API.
+    .systemLibrary(
+      name: "CLibcamera", pkgConfig: "libcamera", providers: apt("libcamera-dev")),
+    .target(name: "LibcameraBridge", dependencies: ["CLibcamera"]),
 
     // Pure Swift text formats: the INI configuration file, locale-free decimals, trimming,
     // substring search (without _StringProcessing: docs/benchmark.md "Memory").
@@ -51,11 +57,14 @@ let package = Package(
     // Camera companion: wrappers (TurboJPEG + libexif, V4L2 ioctls), then the composition.
     .target(name: "JPEGKit", dependencies: ["CTurboJPEG", "CExif", "Imaging"]),
     .target(name: "V4L2Kit", dependencies: ["CLinuxShims", "SystemKit", "Imaging"]),
+    // libcamera cameras (phones' ISPs, IPU3 laptops, UVC): manager, streaming, the orientation
+    // arithmetic (LibcameraOrientation, pure). Used by Capture's LibcameraSource.
+    .target(name: "LibcameraKit", dependencies: ["LibcameraBridge", "Imaging", "SystemKit"]),
     .target(
       name: "Capture",
       dependencies: [
-        "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
-        "JSON",
+        "Imaging", "JPEGKit", "V4L2Kit", "LibcameraKit", "OrientCore", "TextFormats", "SystemKit",
+        "OrientLog", "JSON",
       ]),
 
     // Overlay controls: file format, layout per orientation, rendering (pure).
@@ -194,6 +203,8 @@ let package = Package(
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
     .testTarget(
+      name: "LibcameraKitTests", dependencies: ["LibcameraKit", "LibcameraBridge", "Imaging"]),
+    .testTarget(
       name: "OverlayTests", dependencies: ["Overlay", "Imaging", "JSON", "OrientCore"]),
     .testTarget(
       name: "SessionTests",
@@ -214,5 +225,7 @@ let package = Package(
       name: "OrientcamTests",
       dependencies: ["orientcam", "Capture", "Session", "OrientCore", "V4L2Kit", "Imaging"]),
   ],
-  swiftLanguageModes: [.v6]
+  swiftLanguageModes: [.v6],
+  // LibcameraBridge: libcamera's headers are C++17.
+  cxxLanguageStandard: .cxx17
 )
