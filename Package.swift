@@ -217,8 +217,8 @@ let package = Package(
     .testTarget(
       name: "CaptureTests",
       dependencies: [
-        "Capture", "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "JSON", "OrientLog",
-        "TestSupport", "SystemKit", "orientcam",
+        "Capture", "Imaging", "JPEGKit", "V4L2Kit", "LibcameraKit", "OrientCore", "JSON",
+        "OrientLog", "TestSupport", "SystemKit", "orientcam",
       ]),
     // orientcam's option parsers (Sources/orientcam/Options.swift), as OrientdTests for orientd.
     .testTarget(

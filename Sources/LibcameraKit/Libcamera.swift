@@ -65,6 +65,19 @@ public struct LibcameraFormatInfo: Equatable, Sendable {
   /// `StreamFormats::sizes`: the discrete sizes, largest first.
   public var sizes: [LibcameraSize]
 
+  /// Creates a description.
+  public init(
+    fourCC: UInt32, modifier: UInt64 = 0, name: String,
+    range: (min: LibcameraSize, max: LibcameraSize, step: LibcameraSize)?,
+    sizes: [LibcameraSize] = []
+  ) {
+    self.fourCC = fourCC
+    self.modifier = modifier
+    self.name = name
+    self.range = range
+    self.sizes = sizes
+  }
+
   /// The largest size it offers.
   public var largest: LibcameraSize? { ([range?.max].compactMap { $0 } + sizes).max() }
 
@@ -108,6 +121,19 @@ public struct LibcameraCameraInfo: Equatable, Sendable {
   public var rotation: Int?
   /// The still-capture stream's formats.
   public var formats: [LibcameraFormatInfo]
+
+  /// Creates a description.
+  public init(
+    index: Int, id: String, model: String? = nil, location: LibcameraLocation? = nil,
+    rotation: Int? = nil, formats: [LibcameraFormatInfo] = []
+  ) {
+    self.index = index
+    self.id = id
+    self.model = model
+    self.location = location
+    self.rotation = rotation
+    self.formats = formats
+  }
 
   /// The formats orientcam can use.
   public var usableFormats: [LibcameraFormatInfo] { formats.filter { $0.pixelFormat != nil } }
