@@ -13,6 +13,9 @@ let package = Package(
     .executable(name: "orientd-rotate", targets: ["orientd-rotate"]),
     .executable(name: "orientcam", targets: ["orientcam"]),
     .executable(name: "orient-bench", targets: ["orient-bench"]),
+    // orientcam's libcamera plugin, loaded with dlopen when a libcamera camera is asked for
+    // (LibcameraKit.LibcameraPlugin): programs start without loading libcamera.
+    .library(name: "orientcam-libcamera", type: .dynamic, targets: ["LibcameraBridge"]),
   ],
   targets: [
     // C libraries from Debian, wrapped with their exact pkg-config names.
@@ -34,10 +37,13 @@ let package = Package(
     .target(name: "CLinuxShims"),
     // libcamera (C++17 only, no C API): its pkg-config flags feed LibcameraBridge, a small C++
     // target with a C API (Swift's C++ interop cannot import CameraManager, Camera, Request, and
-    // Camera::requestCompleted needs a C++ slot). LibcameraKit wraps that C API.
+    // Camera::requestCompleted needs a C++ slot), built as the plugin orientcam-libcamera. The
+    // API's header is a module of its own (CLibcameraAPI), which LibcameraKit imports without
+    // linking libcamera.
     .systemLibrary(
       name: "CLibcamera", pkgConfig: "libcamera", providers: apt("libcamera-dev")),
-    .target(name: "LibcameraBridge", dependencies: ["CLibcamera"]),
+    .systemLibrary(name: "CLibcameraAPI"),
+    .target(name: "LibcameraBridge", dependencies: ["CLibcamera", "CLibcameraAPI"]),
 
     // Pure Swift text formats: the INI configuration file, locale-free decimals, trimming,
     // substring search (without _StringProcessing: docs/benchmark.md "Memory").
@@ -59,7 +65,7 @@ let package = Package(
     .target(name: "V4L2Kit", dependencies: ["CLinuxShims", "SystemKit", "Imaging"]),
     // libcamera cameras (phones' ISPs, IPU3 laptops, UVC): manager, streaming, the orientation
     // arithmetic (LibcameraOrientation, pure). Used by Capture's LibcameraSource.
-    .target(name: "LibcameraKit", dependencies: ["LibcameraBridge", "Imaging", "SystemKit"]),
+    .target(name: "LibcameraKit", dependencies: ["CLibcameraAPI", "Imaging", "SystemKit"]),
     .target(
       name: "Capture",
       dependencies: [
@@ -203,7 +209,7 @@ let package = Package(
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
     .testTarget(
-      name: "LibcameraKitTests", dependencies: ["LibcameraKit", "LibcameraBridge", "Imaging"]),
+      name: "LibcameraKitTests", dependencies: ["LibcameraKit", "CLibcameraAPI", "Imaging"]),
     .testTarget(
       name: "OverlayTests", dependencies: ["Overlay", "Imaging", "JSON", "OrientCore"]),
     .testTarget(

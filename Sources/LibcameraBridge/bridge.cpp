@@ -1,10 +1,14 @@
-// LibcameraBridge: the C API of include/orient_libcamera.h over libcamera's C++ API.
+// LibcameraBridge, built as the plugin liborientcam-libcamera.so: the C API of
+// CLibcameraAPI/orient_libcamera.h over libcamera's C++ API, exported as one table
+// (orient_lc_api_v1) for LibcameraKit to load with dlopen(3).
 //
 // Ownership: every handle is a C++ object owned by the caller until its free/close function.
 // A camera holds a shared_ptr to the CameraManager, so the manager handle may be freed first.
 // Every failure path undoes what was done: orient_lc_camera_close works on a camera in any
 // state (acquired only, configured, half started, streaming, disconnected).
-#include "orient_libcamera.h"
+// The API header is its own module (CLibcameraAPI), which LibcameraKit imports without linking
+// this plugin.
+#include "orientcam_libcamera_plugin.h"
 
 #include <libcamera/camera.h>
 #include <libcamera/camera_manager.h>
@@ -49,6 +53,8 @@
 #include <vector>
 
 using namespace libcamera;
+
+static int log_severity(const char *line, size_t length);
 
 namespace {
 
@@ -128,7 +134,7 @@ protected:
     while ((end = pending_.find('\n')) != std::string::npos) {
       std::string line = pending_.substr(0, end + 1);
       pending_.erase(0, end + 1);
-      int severity = orient_lc_log_severity(line.data(), line.size());
+      int severity = log_severity(line.data(), line.size());
       // A line that is no message of its own continues the previous one (a backtrace).
       if (severity >= 0)
         passing_ = severity >= minimum_;
@@ -158,37 +164,37 @@ private:
 
 // ---- Pure parts ---------------------------------------------------------------------------------
 
-extern "C" void orient_lc_headers_version(int *major, int *minor, int *patch)
+static void headers_version(int *major, int *minor, int *patch)
 {
   *major = LIBCAMERA_VERSION_MAJOR;
   *minor = LIBCAMERA_VERSION_MINOR;
   *patch = LIBCAMERA_VERSION_PATCH;
 }
 
-extern "C" int orient_lc_headers_have_transform(void) { return ORIENT_LC_HAVE_TRANSFORM; }
+static int headers_have_transform(void) { return ORIENT_LC_HAVE_TRANSFORM; }
 
-extern "C" int orient_lc_transform_compose(int second, int first)
+static int transform_compose(int second, int first)
 {
   if (!validTransform(second) || !validTransform(first))
     return -1;
   return static_cast<int>(static_cast<Transform>(second) * static_cast<Transform>(first));
 }
 
-extern "C" int orient_lc_transform_inverse(int transform)
+static int transform_inverse(int transform)
 {
   if (!validTransform(transform))
     return -1;
   return static_cast<int>(-static_cast<Transform>(transform));
 }
 
-extern "C" int orient_lc_transform_from_rotation(int degrees)
+static int transform_from_rotation(int degrees)
 {
   bool success = false;
   Transform transform = transformFromRotation(degrees, &success);
   return success ? static_cast<int>(transform) : -1;
 }
 
-extern "C" uint32_t orient_lc_known_format_fourcc(enum orient_lc_known_format format)
+static uint32_t known_format_fourcc(enum orient_lc_known_format format)
 {
   switch (format) {
   case ORIENT_LC_FORMAT_MJPEG:
@@ -205,14 +211,14 @@ extern "C" uint32_t orient_lc_known_format_fourcc(enum orient_lc_known_format fo
   return 0;
 }
 
-extern "C" void orient_lc_format_name(uint32_t fourcc, uint64_t modifier, char *buffer, size_t size)
+static void format_name(uint32_t fourcc, uint64_t modifier, char *buffer, size_t size)
 {
   if (size == 0)
     return;
   snprintf(buffer, size, "%s", PixelFormat(fourcc, modifier).toString().c_str());
 }
 
-extern "C" int orient_lc_log_severity(const char *line, size_t length)
+static int log_severity(const char *line, size_t length)
 {
   // "[0:00:01.123456789] [4242]  INFO Camera camera_manager.cpp:293 libcamera v0.0.3"
   std::string text(line, length);
@@ -237,7 +243,7 @@ extern "C" int orient_lc_log_severity(const char *line, size_t length)
   return -1;
 }
 
-extern "C" void orient_lc_log_setup(int minimum)
+static void log_setup(int minimum)
 {
   if (getenv("LIBCAMERA_LOG_FILE") || getenv("LIBCAMERA_LOG_LEVELS"))
     return;
@@ -256,7 +262,7 @@ struct orient_lc_manager {
   std::vector<CameraRecord> cameras;
 };
 
-extern "C" int orient_lc_manager_start(orient_lc_manager **out, orient_lc_error *error)
+static int manager_start(orient_lc_manager **out, orient_lc_error *error)
 {
   *out = nullptr;
   std::shared_ptr<CameraManager> manager;
@@ -302,7 +308,7 @@ extern "C" int orient_lc_manager_start(orient_lc_manager **out, orient_lc_error 
   return 0;
 }
 
-extern "C" void orient_lc_manager_free(orient_lc_manager *manager)
+static void manager_free(orient_lc_manager *manager)
 {
   if (!manager)
     return;
@@ -313,17 +319,17 @@ extern "C" void orient_lc_manager_free(orient_lc_manager *manager)
   delete manager;
 }
 
-extern "C" const char *orient_lc_manager_version(const orient_lc_manager *manager)
+static const char *manager_version(const orient_lc_manager *manager)
 {
   return manager->version.c_str();
 }
 
-extern "C" size_t orient_lc_camera_count(const orient_lc_manager *manager)
+static size_t camera_count(const orient_lc_manager *manager)
 {
   return manager->cameras.size();
 }
 
-extern "C" int orient_lc_camera_info_get(
+static int camera_info_get(
   const orient_lc_manager *manager, size_t index, orient_lc_camera_info *out)
 {
   if (index >= manager->cameras.size())
@@ -337,7 +343,7 @@ extern "C" int orient_lc_camera_info_get(
   return 0;
 }
 
-extern "C" int orient_lc_camera_format_get(
+static int camera_format_get(
   const orient_lc_manager *manager, size_t camera, size_t format, orient_lc_format_info *out)
 {
   if (camera >= manager->cameras.size() || format >= manager->cameras[camera].formats.size())
@@ -356,7 +362,7 @@ extern "C" int orient_lc_camera_format_get(
   return 0;
 }
 
-extern "C" int orient_lc_camera_format_size(
+static int camera_format_size(
   const orient_lc_manager *manager, size_t camera, size_t format, size_t index, unsigned *width,
   unsigned *height)
 {
@@ -450,7 +456,7 @@ void syncBuffer(int fd, uint64_t flags)
 
 } // namespace
 
-extern "C" int orient_lc_camera_acquire(
+static int camera_acquire(
   orient_lc_manager *manager, size_t index, orient_lc_camera **out, orient_lc_error *error)
 {
   *out = nullptr;
@@ -471,7 +477,7 @@ extern "C" int orient_lc_camera_acquire(
   return 0;
 }
 
-extern "C" int orient_lc_camera_configure(
+static int camera_configure(
   orient_lc_camera *camera, const uint32_t *fourccs, size_t count, unsigned width,
   unsigned height, orient_lc_configuration *out, orient_lc_error *error)
 {
@@ -571,7 +577,7 @@ extern "C" int orient_lc_camera_configure(
   return 0;
 }
 
-extern "C" int orient_lc_camera_start(orient_lc_camera *camera, orient_lc_error *error)
+static int camera_start(orient_lc_camera *camera, orient_lc_error *error)
 {
   const char *id = camera->id.c_str();
   if (!camera->stream)
@@ -645,12 +651,12 @@ extern "C" int orient_lc_camera_start(orient_lc_camera *camera, orient_lc_error 
   return 0;
 }
 
-extern "C" int orient_lc_camera_event_fd(const orient_lc_camera *camera)
+static int camera_event_fd(const orient_lc_camera *camera)
 {
   return camera->eventFd;
 }
 
-extern "C" int orient_lc_camera_take(
+static int camera_take(
   orient_lc_camera *camera, orient_lc_frame *out, orient_lc_error *error)
 {
   if (!camera->started)
@@ -694,7 +700,7 @@ extern "C" int orient_lc_camera_take(
   return 1;
 }
 
-extern "C" int orient_lc_camera_give_back(
+static int camera_give_back(
   orient_lc_camera *camera, unsigned slotIndex, orient_lc_error *error)
 {
   if (slotIndex >= camera->slots.size())
@@ -713,7 +719,7 @@ extern "C" int orient_lc_camera_give_back(
   return 0;
 }
 
-extern "C" void orient_lc_camera_close(orient_lc_camera *camera)
+static void camera_close(orient_lc_camera *camera)
 {
   if (!camera)
     return;
@@ -744,4 +750,37 @@ extern "C" void orient_lc_camera_close(orient_lc_camera *camera)
     camera->manager.reset();
   }
   delete camera;
+}
+
+// ---- The table ----------------------------------------------------------------------------------
+
+extern "C" __attribute__((visibility("default"))) const struct orient_lc_api *orient_lc_api_v1(void)
+{
+  static const struct orient_lc_api table = {
+    ORIENT_LC_API_VERSION,
+    headers_version,
+    headers_have_transform,
+    transform_compose,
+    transform_inverse,
+    transform_from_rotation,
+    known_format_fourcc,
+    format_name,
+    log_severity,
+    log_setup,
+    manager_start,
+    manager_free,
+    manager_version,
+    camera_count,
+    camera_info_get,
+    camera_format_get,
+    camera_format_size,
+    camera_acquire,
+    camera_configure,
+    camera_start,
+    camera_event_fd,
+    camera_take,
+    camera_give_back,
+    camera_close,
+  };
+  return &table;
 }

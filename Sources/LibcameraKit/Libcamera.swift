@@ -1,6 +1,6 @@
+import CLibcameraAPI
 import Glibc
 import Imaging
-import LibcameraBridge
 import SystemKit
 
 /// A libcamera failure: the errno and what went wrong, where.
@@ -147,43 +147,49 @@ public struct LibcameraCameraInfo: Equatable, Sendable {
 /// libcamera's `CameraManager`, started: the cameras it found. Stopped when released (after
 /// the last camera acquired through it is closed). One may run per process at a time.
 public final class LibcameraManager {
+  private let api: orient_lc_api
   private let handle: OpaquePointer
   /// `CameraManager::version()`, e.g. `v0.0.3`.
   public let version: String
   /// The cameras, in libcamera's order.
   public let cameras: [LibcameraCameraInfo]
 
-  /// Starts the camera manager and reads every camera's properties and formats.
+  /// Loads the plugin (`LibcameraPlugin`), starts the camera manager and reads every camera's
+  /// properties and formats.
   ///
-  /// - Throws: `LibcameraError` when libcamera cannot start.
+  /// - Throws: `LibcameraError` when the plugin cannot be loaded or libcamera cannot start.
   public init() throws(LibcameraError) {
+    let api = try LibcameraPlugin.api()
     var error = orient_lc_error()
     var started: OpaquePointer?
-    let result = orient_lc_manager_start(&started, &error)
+    let result = api.manager_start(&started, &error)
     guard result == 0, let started else { throw LibcameraError(error, result: result) }
+    self.api = api
     handle = started
-    version = String(cString: orient_lc_manager_version(started))
-    cameras = (0..<orient_lc_camera_count(started)).compactMap {
-      LibcameraManager.describe(started, index: $0)
+    version = api.manager_version(started).map { String(cString: $0) } ?? "?"
+    cameras = (0..<api.camera_count(started)).compactMap {
+      LibcameraManager.describe(api, started, index: $0)
     }
   }
 
-  deinit { orient_lc_manager_free(handle) }
+  deinit { api.manager_free(handle) }
 
-  private static func describe(_ handle: OpaquePointer, index: Int) -> LibcameraCameraInfo? {
+  private static func describe(_ api: orient_lc_api, _ handle: OpaquePointer, index: Int)
+    -> LibcameraCameraInfo?
+  {
     var info = orient_lc_camera_info()
-    guard orient_lc_camera_info_get(handle, index, &info) == 0, let id = info.id else {
+    guard api.camera_info_get(handle, index, &info) == 0, let id = info.id else {
       return nil
     }
     var formats: [LibcameraFormatInfo] = []
     for f in 0..<info.format_count {
       var format = orient_lc_format_info()
-      guard orient_lc_camera_format_get(handle, index, f, &format) == 0 else { continue }
+      guard api.camera_format_get(handle, index, f, &format) == 0 else { continue }
       var sizes: [LibcameraSize] = []
       for s in 0..<format.size_count {
         var width: UInt32 = 0
         var height: UInt32 = 0
-        if orient_lc_camera_format_size(handle, index, f, s, &width, &height) == 0 {
+        if api.camera_format_size(handle, index, f, s, &width, &height) == 0 {
           sizes.append(LibcameraSize(width: Int(width), height: Int(height)))
         }
       }
@@ -213,24 +219,30 @@ public final class LibcameraManager {
   public func acquire(_ camera: LibcameraCameraInfo) throws(LibcameraError) -> LibcameraCamera {
     var error = orient_lc_error()
     var acquired: OpaquePointer?
-    let result = orient_lc_camera_acquire(handle, camera.index, &acquired, &error)
+    let result = api.camera_acquire(handle, camera.index, &acquired, &error)
     guard result == 0, let acquired else { throw LibcameraError(error, result: result) }
-    return LibcameraCamera(handle: acquired, info: camera)
+    return LibcameraCamera(api: api, handle: acquired, info: camera, manager: self)
   }
 
-  /// Sends libcamera's own log to stderr: warnings and errors, or with `verbose` its
+  /// Sends libcamera's own log to stderr: errors, or with `verbose` its warnings and
   /// informational lines too. `LIBCAMERA_LOG_FILE` or `LIBCAMERA_LOG_LEVELS` in the environment
-  /// leave libcamera's logging as the user set it.
+  /// leave libcamera's logging as the user set it. Nothing happens when the plugin cannot be
+  /// loaded (starting the manager then says why).
   public static func routeLog(verbose: Bool) {
-    orient_lc_log_setup(verbose ? 1 : 2)
+    (try? LibcameraPlugin.api())?.log_setup(verbose ? 1 : 3)
   }
 
-  /// The libcamera version the headers were (`LIBCAMERA_VERSION_*`).
-  public static var headersVersion: (major: Int, minor: Int, patch: Int) {
+  /// The libcamera version the plugin was built against (`LIBCAMERA_VERSION_*`).
+  ///
+  /// - Throws: `LibcameraError` when the plugin cannot be loaded.
+  public static func headersVersion() throws(LibcameraError) -> (
+    major: Int, minor: Int, patch: Int
+  ) {
+    let api = try LibcameraPlugin.api()
     var major: Int32 = 0
     var minor: Int32 = 0
     var patch: Int32 = 0
-    orient_lc_headers_version(&major, &minor, &patch)
+    api.headers_version(&major, &minor, &patch)
     return (Int(major), Int(minor), Int(patch))
   }
 }

@@ -1,5 +1,5 @@
+import CLibcameraAPI
 import Glibc
-import LibcameraBridge
 import SystemKit
 
 /// The stream configuration libcamera accepted.
@@ -52,13 +52,20 @@ public struct LibcameraFrame: Sendable {
 public final class LibcameraCamera {
   /// What the camera said about itself.
   public let info: LibcameraCameraInfo
+  private let api: orient_lc_api
   private var handle: OpaquePointer?
+  /// The manager it came from, kept while the camera is open.
+  private var manager: LibcameraManager?
   /// The accepted configuration, once configured.
   public private(set) var configuration: LibcameraConfiguration?
 
-  init(handle: OpaquePointer, info: LibcameraCameraInfo) {
+  init(
+    api: orient_lc_api, handle: OpaquePointer, info: LibcameraCameraInfo, manager: LibcameraManager
+  ) {
+    self.api = api
     self.handle = handle
     self.info = info
+    self.manager = manager
   }
 
   deinit { close() }
@@ -79,7 +86,7 @@ public final class LibcameraCamera {
     var error = orient_lc_error()
     var out = orient_lc_configuration()
     let result = fourCCs.withUnsafeBufferPointer { codes in
-      orient_lc_camera_configure(
+      api.camera_configure(
         camera, codes.baseAddress, codes.count, UInt32(size?.width ?? 0),
         UInt32(size?.height ?? 0), &out, &error)
     }
@@ -105,7 +112,7 @@ public final class LibcameraCamera {
   public func start() throws(LibcameraError) {
     let camera = try open()
     var error = orient_lc_error()
-    let result = orient_lc_camera_start(camera, &error)
+    let result = api.camera_start(camera, &error)
     guard result == 0 else { throw LibcameraError(error, result: result) }
   }
 
@@ -113,7 +120,7 @@ public final class LibcameraCamera {
   /// `start()` or after `close()`.
   public var eventDescriptor: Int32? {
     guard let handle else { return nil }
-    let fd = orient_lc_camera_event_fd(handle)
+    let fd = api.camera_event_fd(handle)
     return fd >= 0 ? fd : nil
   }
 
@@ -126,7 +133,7 @@ public final class LibcameraCamera {
     let camera = try open()
     var error = orient_lc_error()
     var taken = orient_lc_frame()
-    let result = orient_lc_camera_take(camera, &taken, &error)
+    let result = api.camera_take(camera, &taken, &error)
     if result == 0 { return nil }
     guard result > 0 else { throw LibcameraError(error, result: result) }
     let count = min(Int(taken.plane_count), 4)
@@ -144,7 +151,7 @@ public final class LibcameraCamera {
       }
       planes.append([UInt8](UnsafeRawBufferPointer(start: base, count: lengths[i])))
     }
-    let given = orient_lc_camera_give_back(camera, taken.slot, &error)
+    let given = api.camera_give_back(camera, taken.slot, &error)
     guard given == 0 else { throw LibcameraError(error, result: given) }
     return LibcameraFrame(
       status: LibcameraFrame.Status(rawValue: taken.status) ?? .error, sequence: taken.sequence,
@@ -173,7 +180,8 @@ public final class LibcameraCamera {
   /// Stops the camera, frees its buffers and releases it; idempotent.
   public func close() {
     guard let handle else { return }
-    orient_lc_camera_close(handle)
+    api.camera_close(handle)
     self.handle = nil
+    manager = nil
   }
 }

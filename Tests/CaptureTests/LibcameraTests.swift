@@ -235,3 +235,33 @@ enum LibcameraPipelineCase {
     }
   }
 }
+
+@Suite struct LibcameraPluginMissingTests {
+  /// orientcam without its libcamera plugin (a copy of the executable alone in a folder): it
+  /// still lists the V4L2 cameras, warning that libcamera is missing and where the plugin was
+  /// looked for; `--source libcamera` fails with 69 saying the same. libcamera is never linked
+  /// into orientcam itself.
+  @Test func withoutThePlugin() throws {
+    let dir = try TemporaryDirectory("noplugin")
+    let copy = dir.file("orientcam")
+    let original = try Built.executable("orientcam")
+    let copied = try ChildProcess.run(["cp", original, copy], outputDirectory: dir.path)
+    #expect(copied.status == 0)
+    let list = try ChildProcess.run([copy, "list"], outputDirectory: dir.path)
+    #expect(list.status == 0, "\(list.stderr)")
+    let missing =
+      "libcamera plugin liborientcam-libcamera.so is not installed (looked for "
+      + "\(dir.path)/liborientcam-libcamera.so"
+    #expect(list.stderr.contains("warning: libcamera: orientcam's \(missing)"), "\(list.stderr)")
+    let capture = try ChildProcess.run(
+      [
+        copy, "capture", "--source", "libcamera", "--orientation", "normal", "-o",
+        dir.file("a.jpg"),
+      ],
+      outputDirectory: dir.path)
+    #expect(capture.status == 69)
+    #expect(capture.stderr.contains(missing), "\(capture.stderr)")
+    let libraries = try ChildProcess.run(["ldd", original], outputDirectory: dir.path)
+    #expect(!libraries.stdout.contains("libcamera"), "\(libraries.stdout)")
+  }
+}

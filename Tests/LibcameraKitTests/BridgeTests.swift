@@ -1,12 +1,12 @@
+import CLibcameraAPI
 import Imaging
-import LibcameraBridge
 import LibcameraKit
 import Testing
 
 @Suite struct FormatTests {
   private func name(_ fourCC: UInt32) -> String {
     var buffer = [CChar](repeating: 0, count: 64)
-    orient_lc_format_name(fourCC, 0, &buffer, buffer.count)
+    plugin.format_name(fourCC, 0, &buffer, buffer.count)
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
@@ -19,14 +19,14 @@ import Testing
       (ORIENT_LC_FORMAT_BGR888, .rgb24, "BGR888"), (ORIENT_LC_FORMAT_RGB888, .bgr24, "RGB888"),
     ]
     for (format, layout, libcameraName) in known {
-      let code = orient_lc_known_format_fourcc(format)
+      let code = plugin.known_format_fourcc(format)
       #expect(LibcameraFormats.fourCC(for: layout) == code, "\(layout)")
       #expect(LibcameraFormats.pixelFormat(fourCC: code) == layout)
       #expect(name(code) == libcameraName)
     }
     #expect(LibcameraFormats.fourCC(for: .jpeg) == nil)
     // A tiled or compressed modifier is another layout.
-    let nv12 = orient_lc_known_format_fourcc(ORIENT_LC_FORMAT_NV12)
+    let nv12 = plugin.known_format_fourcc(ORIENT_LC_FORMAT_NV12)
     #expect(LibcameraFormats.pixelFormat(fourCC: nv12, modifier: 1) == nil)
     #expect(
       LibcameraFormats.fourCCs(for: PixelFormat.preference).map(name)
@@ -48,8 +48,21 @@ import Testing
       ("", -1),
     ])
   func severity(line: String, expected: Int) {
-    let found = line.withCString { orient_lc_log_severity($0, line.utf8.count) }
+    let found = line.withCString { plugin.log_severity($0, line.utf8.count) }
     #expect(Int(found) == expected)
+  }
+}
+
+@Suite struct PluginTests {
+  @Test("the plugin is looked for where a build and an installation put it")
+  func candidates() {
+    #expect(
+      LibcameraPlugin.candidates(executable: "/usr/bin/orientcam", override: nil) == [
+        "/usr/bin/liborientcam-libcamera.so", "/usr/bin/../lib/orientcam/liborientcam-libcamera.so",
+      ])
+    #expect(
+      LibcameraPlugin.candidates(executable: "/b/debug/orientcam", override: "/x/p.so").first
+        == "/x/p.so")
   }
 }
 
@@ -62,8 +75,8 @@ import Testing
       // This host has no media devices; a VM or a device has, and orientcam-libcamera checks them.
       #expect(manager.cameras.allSatisfy { !$0.id.isEmpty })
     }
-    let headers = LibcameraManager.headersVersion
+    let headers = try LibcameraManager.headersVersion()
     #expect(headers.major == 0)
-    #expect((orient_lc_headers_have_transform() == 1) == (headers.minor < 2))
+    #expect((plugin.headers_have_transform() == 1) == (headers.minor < 2))
   }
 }

@@ -1,7 +1,12 @@
+import CLibcameraAPI
 import Imaging
-import LibcameraBridge
 import LibcameraKit
 import Testing
+
+/// The plugin's function table (the tests run beside the built plugin).
+let plugin: orient_lc_api = {
+  do { return try LibcameraPlugin.api() } catch { fatalError("\(error)") }
+}()
 
 /// A small picture no turn or mirror maps onto itself: every pixel a different colour.
 private let scene = RGBImage(
@@ -43,20 +48,20 @@ private func applyBits(_ bits: Int, to image: RGBImage) -> RGBImage {
   @Test("composition and inverse agree with libcamera's own operator* and operator-")
   func arithmeticMatchesLibcamera() {
     for a in LibcameraTransform.allCases {
-      #expect((-a).rawValue == Int(orient_lc_transform_inverse(Int32(a.rawValue))), "-\(a)")
+      #expect((-a).rawValue == Int(plugin.transform_inverse(Int32(a.rawValue))), "-\(a)")
       for b in LibcameraTransform.allCases {
-        let theirs = orient_lc_transform_compose(Int32(a.rawValue), Int32(b.rawValue))
+        let theirs = plugin.transform_compose(Int32(a.rawValue), Int32(b.rawValue))
         #expect((a * b).rawValue == Int(theirs), "\(a) * \(b)")
       }
     }
-    #expect(orient_lc_transform_compose(8, 0) == -1)
+    #expect(plugin.transform_compose(8, 0) == -1)
   }
 
   @Test(
     "transformFromRotation as libcamera computes it",
     arguments: [0, 90, 180, 270, -90, 450, 45])
   func fromRotation(degrees: Int) {
-    let theirs = Int(orient_lc_transform_from_rotation(Int32(degrees)))
+    let theirs = Int(plugin.transform_from_rotation(Int32(degrees)))
     #expect(LibcameraTransform(fromRotation: degrees)?.rawValue ?? -1 == theirs)
   }
 }
@@ -89,15 +94,15 @@ enum Pipeline: CustomStringConvertible, CaseIterable {
   static func validate(requested: Int, rotation: Int, sensorFlips: Bool) -> (
     reported: Int, combined: Int
   ) {
-    let fromRotation = Int(orient_lc_transform_from_rotation(Int32(rotation)))
+    let fromRotation = Int(plugin.transform_from_rotation(Int32(rotation)))
     var transform = requested
-    var combined = Int(orient_lc_transform_compose(Int32(transform), Int32(fromRotation)))
+    var combined = Int(plugin.transform_compose(Int32(transform), Int32(fromRotation)))
     if combined & 4 != 0 {
       transform ^= 4
       combined &= ~4
     }
     if !sensorFlips && combined != 0 {
-      transform = Int(orient_lc_transform_inverse(Int32(fromRotation)))
+      transform = Int(plugin.transform_inverse(Int32(fromRotation)))
       combined = 0
     }
     return (transform, combined)
