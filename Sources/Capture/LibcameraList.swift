@@ -174,11 +174,13 @@ extension ListCommand {
           "formats",
           .array(
             camera.formats.map { format in
+              // A range as V4L2's stepwise sizes are given; libcamera's list of common sizes
+              // within it would say nothing more.
               var sizes = format.sizes.map { JSONValue.string($0.description) }
-              if let range = format.range, range.min != range.max {
-                sizes.insert(.string("\(range.min)-\(range.max)"), at: 0)
-              } else if let range = format.range, !format.sizes.contains(range.max) {
-                sizes.insert(.string(range.max.description), at: 0)
+              if let range = format.range, format.isRange {
+                sizes = [.string("\(range.min)-\(range.max)")]
+              } else if sizes.isEmpty, let range = format.range {
+                sizes = [.string(range.max.description)]
               }
               return .object([
                 ("fourcc", .string(FourCC(rawValue: format.fourCC).description)),

@@ -93,17 +93,14 @@ public struct LibcameraFormatInfo: Equatable, Sendable {
       && lhs.range?.max == rhs.range?.max && lhs.range?.step == rhs.range?.step
   }
 
-  /// `48x48 to 4096x2160 in steps of 1x1`, or the discrete sizes.
+  /// Whether it offers a range of sizes (then `sizes` only lists common ones within it).
+  public var isRange: Bool { range.map { $0.min != $0.max } ?? false }
+
+  /// `48x48 to 4096x2160 in steps of 1x1`, or the discrete sizes, largest first.
   public var sizeSummary: String {
-    var parts: [String] = []
-    if let range {
-      parts.append(
-        range.min == range.max
-          ? "\(range.max)" : "\(range.min) to \(range.max) in steps of \(range.step)")
-    }
-    let discrete = sizes.filter { $0 != range?.max }
-    if !discrete.isEmpty { parts.append(discrete.map(\.description).joined(separator: ", ")) }
-    return parts.isEmpty ? "no sizes" : parts.joined(separator: "; ")
+    if let range, isRange { return "\(range.min) to \(range.max) in steps of \(range.step)" }
+    let all = sizes.isEmpty ? [range?.max].compactMap { $0 } : sizes
+    return all.isEmpty ? "no sizes" : all.map(\.description).joined(separator: ", ")
   }
 }
 
