@@ -1,19 +1,26 @@
 #!/usr/bin/python3
 """Photos from an open `orientcam session --json`, one per Enter, timed (stdlib only).
 
-usage: bench_shots.py --label LABEL --photos N [--warmup W] --list FILE -- COMMAND...
+usage: bench_shots.py --label LABEL --photos N [--warmup W] [--orientations O,...] --list FILE
+                      -- COMMAND...
        bench_shots.py --label LABEL --one-shot N [--warmup W] --list FILE -- COMMAND...
 
 Starts COMMAND (an `orientcam session ... --headless --json`), waits for its ready event, then
 W + N times writes an empty line (a trigger) and reads events up to the photo it took. Of the
 last N it reports the session's own trigger-to-file time (timings.trigger_to_file_ms: trigger
-read -> photo durable under its name) and what this client saw (Enter written -> photo line
-read), median and p90, as one line:
+read -> photo durable under its name), its two halves (trigger_to_frame_ms: to the exposure of
+the frame taken, the wait for the next frame; frame_to_file_ms: from that exposure, so the
+frame's delivery through the driver or libcamera, then turning, encoding and writing) and what
+this client saw (Enter written -> photo line read), median and p90, as one line:
 
-  BENCH LABEL: n=N trigger->file median=M p90=P ms; client median=M p90=P ms
+  BENCH LABEL: n=N trigger->file median=M p90=P ms; trigger->frame median=M p90=P ms;
+  frame->file median=M p90=P ms; client median=M p90=P ms
 
-and writes the photos' paths to FILE, one per line. Ends the session with q and fails (exit 1,
-with the reason) if it does not start, reports an error or ends early.
+and writes each photo's path and orientation to FILE, one per line. With --orientations (a
+session with --orientation-from -), each trigger is preceded by the line orientd --watch --json
+would print for the next orientation of the list, in turn (the warm-up photos included). Ends
+the session with q and fails (exit 1, with the reason) if it does not start, reports an error
+or ends early.
 
 With --one-shot, COMMAND is a one-shot `orientcam capture ... --json` run W + N times ({i} in an
 argument becomes the run's number): process start to exit, photo written, median and p90:
@@ -37,7 +44,7 @@ def quantile(values, q):
 
 def main():
     args = sys.argv[1:]
-    label, photos, warmup, listing, one_shot = None, None, 2, None, None
+    label, photos, warmup, listing, one_shot, turns = None, None, 2, None, None, []
     while args and args[0] != '--':
         option = args.pop(0)
         if option == '--label':
@@ -46,6 +53,8 @@ def main():
             photos = int(args.pop(0))
         elif option == '--one-shot':
             one_shot = int(args.pop(0))
+        elif option == '--orientations':
+            turns = args.pop(0).split(',')
         elif option == '--warmup':
             warmup = int(args.pop(0))
         elif option == '--list':
@@ -58,6 +67,9 @@ def main():
     if one_shot is not None:
         return one_shots(label, one_shot, warmup, listing, command)
     session = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    if turns:
+        # The session waits for a first orientation before it says it is ready.
+        session.stdin.write(('{"orientation":"%s"}\n' % turns[0]).encode())
 
     def event():
         line = session.stdout.readline()
@@ -68,8 +80,11 @@ def main():
     ready = event()
     if ready.get('event') != 'ready':
         sys.exit('%s: the first event is not ready: %s' % (label, ready))
-    inside, client, paths = [], [], []
+    inside, waits, after, client, paths = [], [], [], [], []
     for i in range(warmup + photos):
+        if turns:
+            held = turns[i % len(turns)]
+            session.stdin.write(('{"orientation":"%s"}\n' % held).encode())
         start = time.monotonic()
         session.stdin.write(b'\n')
         while True:
@@ -81,16 +96,19 @@ def main():
         seen = (time.monotonic() - start) * 1000
         if i >= warmup:
             inside.append(e['timings']['trigger_to_file_ms'])
+            waits.append(e['timings']['trigger_to_frame_ms'])
+            after.append(e['timings']['frame_to_file_ms'])
             client.append(seen)
-            paths.append(e['path'])
+            paths.append('%s %s' % (e['path'], e['orientation']))
     session.stdin.write(b'q\n')
     session.stdin.close()
     session.wait(timeout=60)
     with open(listing, 'w') as f:
         f.write(''.join(p + '\n' for p in paths))
-    print('BENCH %s: n=%d trigger->file median=%.1f p90=%.1f ms; client median=%.1f p90=%.1f ms'
-          % (label, photos, quantile(inside, 0.5), quantile(inside, 0.9),
-             quantile(client, 0.5), quantile(client, 0.9)))
+    figures = '; '.join('%s median=%.1f p90=%.1f ms' % (name, quantile(v, 0.5), quantile(v, 0.9))
+                        for name, v in (('trigger->file', inside), ('trigger->frame', waits),
+                                        ('frame->file', after), ('client', client)))
+    print('BENCH %s: n=%d %s' % (label, photos, figures))
 
 
 def one_shots(label, runs, warmup, listing, command):
@@ -103,7 +121,8 @@ def one_shots(label, runs, warmup, listing, command):
             sys.exit('%s: run %d exited %d' % (label, i, done.returncode))
         if i >= warmup:
             times.append(took)
-            paths.append(json.loads(done.stdout.splitlines()[-1])['path'])
+            report = json.loads(done.stdout.splitlines()[-1])
+            paths.append('%s %s' % (report['path'], report['orientation']))
     with open(listing, 'w') as f:
         f.write(''.join(p + '\n' for p in paths))
     print('BENCH %s: n=%d start->exit median=%.1f p90=%.1f ms'

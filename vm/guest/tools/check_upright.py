@@ -134,7 +134,8 @@ def vimc_problems(picture):
     # The box: sensor x 24..88, y 24..72 dark (black with light letters); the same columns
     # below the box: the white, yellow, cyan and green bars, bright.
     def mean_luma(y0, y1):
-        values = [luma(picture.rgb(x * 3, y * 3)) for y in range(y0, y1, 6) for x in range(24, 88, 4)]
+        values = [luma(picture.rgb(x * 3, y * 3))
+                  for y in range(y0, y1, 6) for x in range(24, 88, 4)]
         return sum(values) / len(values)
     box, below = mean_luma(24, 72), mean_luma(92, sh - 6)
     if not box < 90:
