@@ -523,8 +523,8 @@ static int camera_configure(
   }
   const Size asked = stream.size;
 
-  int honours = -1;
 #if ORIENT_LC_HAVE_TRANSFORM
+  int honours = -1;
   {
     // Does this pipeline keep a transform (ipu3 and raspberrypi combine it with the sensor's
     // rotation) or force Identity (every other pipeline of 0.0.x)? Ask a scratch configuration.
