@@ -5,12 +5,12 @@
 # each other. Both cut the pages the daemon keeps resident: see docs/benchmark.md "Memory".
 #
 #   scripts/build-release.sh [PRODUCT...]
-#       (default: orientd orientd-rotate orientcam orientcam-libcamera, the last one orientcam's
-#       libcamera plugin, liborientcam-libcamera.so)
+#       (default: orientd orientd-rotate orientcam orientcam-libcamera orientd-face;
+#       orientcam-libcamera is orientcam's libcamera plugin, liborientcam-libcamera.so)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 products=("$@")
-[ ${#products[@]} -gt 0 ] || products=(orientd orientd-rotate orientcam orientcam-libcamera)
+[ ${#products[@]} -gt 0 ] || products=(orientd orientd-rotate orientcam orientcam-libcamera orientd-face)
 for product in "${products[@]}"; do
   # Identical code folding and section garbage collection drop duplicate generic
   # specialisations and unreferenced functions (orientd: 4.9 -> 4.7 MiB of its executable
