@@ -1,0 +1,144 @@
+import DBusKit
+import Glibc
+import SystemKit
+import TestSupport
+import Testing
+
+/// File descriptors over D-Bus (type `h`, `DBUS_TYPE_UNIX_FD`) on a private bus: how
+/// org.orientd.Motion1.OpenStream hands a client its stream socket (docs/motion.md).
+@Suite struct UnixFDTests {
+  static let path = DBusObjectPath.fixture("/org/orientd/Streams1")
+  static let interface = "org.orientd.Streams1"
+
+  /// A service with `Open() -> h` (a fresh socket pair: keeps one end, hands over the other)
+  /// and `Write(h fd, s text)` (writes `text` into the descriptor it was given).
+  final class StreamService {
+    let connection: DBusConnection
+    var kept: [FileDescriptor] = []
+
+    init(bus: PrivateBus, loop: EventLoop) throws {
+      connection = try DBusConnection(bus: .address(bus.address), loop: loop)
+      try connection.export(
+        [
+          DBusInterface(
+            UnixFDTests.interface,
+            methods: [
+              DBusMethod(
+                "Open", out: [DBusArgument("stream", .unixFD)],
+                replying: { [unowned self] (_) throws(DBusError) -> [DBusValue] in
+                  let (ours, theirs): (FileDescriptor, FileDescriptor)
+                  do {
+                    (ours, theirs) = try PacketFanout.socketPair()
+                  } catch {
+                    throw DBusError(.failed, "\(error)")
+                  }
+                  self.kept.append(ours)
+                  // The reply carries a duplicate of their end; ours closes after the reply.
+                  do {
+                    return [.unixFD(try DBusFileDescriptor(duplicating: theirs.rawValue))]
+                  } catch {
+                    throw DBusError(.failed, "\(error)")
+                  }
+                }),
+              DBusMethod(
+                "Write", in: [DBusArgument("fd", .unixFD), DBusArgument("text", .string)],
+                replying: { (invocation) throws(DBusError) -> [DBusValue] in
+                  guard let fd = invocation.arguments[0].fileDescriptorValue,
+                    let text = invocation.arguments[1].stringValue
+                  else { throw DBusError(.invalidArgs, "fd and text") }
+                  let n = Glibc.write(fd.rawValue, text, text.utf8.count)
+                  guard n == text.utf8.count else {
+                    throw DBusError(.failed, "write: \(Errno.current)")
+                  }
+                  return []
+                }),
+            ])
+        ], at: UnixFDTests.path)
+    }
+
+    deinit { connection.close() }
+  }
+
+  static func openDescriptors() -> Int {
+    guard let dir = opendir("/proc/self/fd") else { return -1 }
+    defer { closedir(dir) }
+    var count = 0
+    while readdir(dir) != nil { count += 1 }
+    return count
+  }
+
+  @Test func aServiceHandsOverASocketAndTheCallerReadsWhatItSends() throws {
+    let bus = try PrivateBus(openPolicy: true)
+    let loop = try EventLoop()
+    let service = try StreamService(bus: bus, loop: loop)
+    let client = try DBusConnection(bus: .address(bus.address), loop: loop)
+    defer { client.close() }
+    #expect(client.canPassFileDescriptors, "a Unix socket bus negotiates UNIX_FD")
+    let reply = try waitForResult(loop) { done in
+      client.call(
+        destination: service.connection.uniqueName, path: Self.path,
+        interface: Self.interface, member: "Open", reply: done)
+    }
+    let values = try reply.get()
+    let received = try #require(values.first?.fileDescriptorValue)
+    let ours = try #require(service.kept.first)
+    #expect(received.rawValue != ours.rawValue)
+    // A packet written by the service arrives on the client's end, and back the other way.
+    let packet: [UInt8] = Array("OMOT batch".utf8)
+    #expect(send(ours.rawValue, packet, packet.count, 0) == packet.count)
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let n = recv(received.rawValue, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+    #expect(n == packet.count)
+    #expect(Array(buffer.prefix(max(0, n))) == packet)
+    // The client may keep a descriptor of its own beyond the message value.
+    let kept = try received.duplicated()
+    #expect(kept.rawValue != received.rawValue)
+  }
+
+  @Test func aDescriptorSentAsAnArgumentReachesTheService() throws {
+    let bus = try PrivateBus(openPolicy: true)
+    let loop = try EventLoop()
+    let service = try StreamService(bus: bus, loop: loop)
+    let client = try DBusConnection(bus: .address(bus.address), loop: loop)
+    defer { client.close() }
+    var fds: [Int32] = [-1, -1]
+    let piped = pipe(&fds)
+    #expect(piped == 0)
+    let reader = FileDescriptor(owning: fds[0], path: "pipe")
+    let writer = try DBusFileDescriptor(duplicating: fds[1])
+    _ = Glibc.close(fds[1])
+    let result = try waitForResult(loop) { done in
+      client.call(
+        destination: service.connection.uniqueName, path: Self.path,
+        interface: Self.interface, member: "Write",
+        arguments: [.unixFD(writer), .string("through the bus")], reply: done)
+    }
+    _ = try result.get()
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let n = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) } ?? 0
+    #expect(String(decoding: buffer.prefix(n), as: UTF8.self) == "through the bus")
+  }
+
+  @Test func descriptorsDoNotLeakOverManyCalls() throws {
+    let bus = try PrivateBus(openPolicy: true)
+    let loop = try EventLoop()
+    let service = try StreamService(bus: bus, loop: loop)
+    let client = try DBusConnection(bus: .address(bus.address), loop: loop)
+    defer { client.close() }
+    let destination = service.connection.uniqueName
+    func open() throws {
+      let reply = try waitForResult(loop) { done in
+        client.call(
+          destination: destination, path: Self.path, interface: Self.interface, member: "Open",
+          reply: done)
+      }
+      _ = try reply.get()
+    }
+    try open()
+    service.kept.removeAll()
+    let before = Self.openDescriptors()
+    for _ in 0..<50 { try open() }
+    service.kept.removeAll()
+    #expect(Self.openDescriptors() == before)
+  }
+}
