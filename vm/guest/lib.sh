@@ -423,6 +423,9 @@ accel_idle() {
 # $RUNDIR/KIND.control and KIND.status, its event log $TOUT/KIND-events.log.
 declare -A HID_DRIVER=([als]=hid-sensor-als [prox]=hid-sensor-prox [magn]=hid-sensor-magn-3d)
 declare -A HID_IIO=([als]=als [prox]=prox [magn]=magn_3d)
+# The motion sensors (issue 26): hid-sensor-gyro-3d and hid-sensor-rotation.
+HID_DRIVER[gyro]=hid-sensor-gyro-3d HID_IIO[gyro]=gyro_3d
+HID_DRIVER[rotation]=hid-sensor-rotation HID_IIO[rotation]=dev_rotation
 declare -A HID_SENT=()
 # hid_start KIND [emulator options]: load KIND's driver, start its emulator and wait for its IIO
 # device; IIO_DEV and IIO_NAME are then that device's (as accel_start sets them).

@@ -12,6 +12,14 @@ attributes, scan elements, a trigger and /dev/iio:deviceN. --kind picks the sens
   magn   Compass 3D (0x200083), fields Magnetic Flux X/Y/Z and Compensated Magnetic North:
          hid-sensor-magn-3d, IIO name "magn_3d" (in_magn_{x,y,z}_raw in milligauss and
          in_rot_from_north_magnetic_tilt_comp_raw in degrees)
+  gyro   Gyrometer 3D (0x200076), fields Angular Velocity X/Y/Z in hundredths of a degree per
+         second: hid-sensor-gyro-3d, IIO name "gyro_3d" (in_anglvel_{x,y,z}_raw, in_anglvel_scale
+         0.000174533 rad/s per count: the driver's default unit is degrees/s)
+  rotation
+         Device Orientation (0x20008A), field Orientation Quaternion: four signed 16-bit values
+         in the HID order x, y, z, w, in units of 0.0001 (unit exponent -4): hid-sensor-rotation,
+         IIO name "dev_rotation" (in_rot_quaternion_raw "x y z w", in_rot_scale 0.0001; scan
+         element in_rot_quaternion, le:s16/32X4>>0)
 
 Behaves like a real sensor: it answers the driver's GET_REPORT/SET_REPORT requests for the
 property (feature) report and for polled reads of the input report, and streams input reports at
@@ -36,6 +44,10 @@ Control: one command per line written to the --control FIFO:
   presence N        (prox) the Human Presence field: 0 nothing near, 1 (or a larger level) near
   heading DEG       (magn) the tilt-compensated heading from magnetic north, in whole degrees
   field X Y Z       (magn) the magnetic flux density on the three axes, in gauss
+  rate X Y Z        (gyro) the angular velocity about the sensor's axes, in rad/s
+  quaternion W X Y Z
+                    (rotation) the device's rotation (w first, as orientd writes it; the report
+                    carries x, y, z, w); normalised before it is sent
   unplug            destroy the HID device (UHID_DESTROY), as if the sensor hub went away
   plug [timestamps|plain]
                     create it again (with or without the Timestamp field in its input reports;
@@ -56,6 +68,7 @@ nanoseconds) instead of the clock current_timestamp_clock selects.
 """
 
 import argparse
+import math
 import os
 import select
 import signal
@@ -76,6 +89,9 @@ EIO = 5
 # HID Usage Tables, Sensors page (0x20).
 SENSORS_PAGE = 0x20
 ACCELEROMETER_3D, AMBIENT_LIGHT, PROXIMITY, COMPASS_3D = 0x73, 0x41, 0x11, 0x83
+GYROMETER_3D, DEVICE_ORIENTATION = 0x76, 0x8A
+ANGULAR_VELOCITY, ANGVEL_X, ANGVEL_Y, ANGVEL_Z = 0x0456, 0x0457, 0x0458, 0x0459
+ORIENT_QUATERNION = 0x0483  # Data Field: Orientation Quaternion (x, y, z, w)
 SENSOR_STATE, SENSOR_EVENT = 0x0201, 0x0202
 STATE_SELECTORS, EVENT_SELECTORS = 0x0800, 0x0810  # Unknown, Ready, ... / Unknown, ..., Data Updated
 CONNECTION_TYPE, CONNECTION_SELECTORS = 0x0309, 0x0830  # integrated, attached, external
@@ -96,9 +112,16 @@ class Kind:
     feature property the drivers look for, and its input fields (usage, signed, unit exponent,
     and optionally the counts per unit of the value commands set, before the exponent)."""
 
-    def __init__(self, usage, sensitivity, fields, default_name):
+    def __init__(self, usage, sensitivity, fields, default_name, array=1, bits=32):
         self.usage, self.sensitivity, self.fields = usage, sensitivity, fields
         self.default_name = default_name
+        # Values per field (the quaternion is one field of four) and their size in bits.
+        self.array, self.bits = array, bits
+
+    @property
+    def count(self):
+        """Raw values in the input report."""
+        return len(self.fields) * self.array
 
 
 KINDS = {
@@ -116,6 +139,15 @@ KINDS = {
                  [(MAGN_FLUX_X, True, 0, 1000), (MAGN_FLUX_Y, True, 0, 1000),
                   (MAGN_FLUX_Z, True, 0, 1000), (COMP_MAGN_NORTH, False, 0)],
                  'orientd-vm HID sensor hub compass'),
+    # Hundredths of a degree per second: hid-sensor-gyro-3d's unit without a HID unit item is
+    # degrees/s (scale 0.017453293 x 10^exponent rad/s per count).
+    'gyro': Kind(GYROMETER_3D, ANGULAR_VELOCITY,
+                 [(ANGVEL_X, True, -2), (ANGVEL_Y, True, -2), (ANGVEL_Z, True, -2)],
+                 'orientd-vm HID sensor hub gyroscope'),
+    # One field of four signed 16-bit values, as Intel's ISH firmware sends it (the driver
+    # widens them to s32); unit exponent -4, so in_rot_scale is 0.0001.
+    'rotation': Kind(DEVICE_ORIENTATION, ORIENTATION, [(ORIENT_QUATERNION, True, -4)],
+                     'orientd-vm HID sensor hub device rotation', array=4, bits=16),
 }
 
 FEATURE_ID, INPUT_ID = 1, 2
@@ -167,11 +199,11 @@ class Descriptor:
         main(0x00)  # Data, Array, Absolute
         return self.end_collection()
 
-    def value(self, usage, bits, main, signed=False, exponent=0):
+    def value(self, usage, bits, main, signed=False, exponent=0, count=1):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << (bits - 1)) - 1)
         hi = min(hi, 0x7FFFFFFF)  # logical items hold at most 32 bits; a 64-bit field stays wider
         self.usage(usage).logical(lo, hi, 4 if bits >= 32 else 2)
-        self.report_size(bits).report_count(1).unit_exponent(exponent)
+        self.report_size(bits).report_count(count).unit_exponent(exponent)
         return main(0x02)  # Data, Variable, Absolute
 
 
@@ -191,7 +223,7 @@ def report_descriptor(kind, timestamps=False):
     d.selector(SENSOR_STATE, STATE_SELECTORS, 7, d.input)
     d.selector(SENSOR_EVENT, EVENT_SELECTORS, 6, d.input)
     for usage, signed, exponent, *_ in kind.fields:
-        d.value(usage, 32, d.input, signed=signed, exponent=exponent)
+        d.value(usage, kind.bits, d.input, signed=signed, exponent=exponent, count=kind.array)
     if timestamps:
         # The hub's clock in microseconds (no unit item: seconds, exponent -6), which
         # hid-sensor-accel-3d stamps the scan with instead of the kernel's clock.
@@ -235,8 +267,10 @@ class Sensor:
         self.args = args
         self.kind = KINDS[args.kind]
         # The input fields' raw values; for the accelerometer they follow self.vector.
-        self.physical = [0.0] * len(self.kind.fields)
-        self.values = [0] * len(self.kind.fields)
+        self.physical = [0.0] * self.kind.count
+        self.values = [0] * self.kind.count
+        if args.kind == 'rotation':
+            self.set_quaternion((1.0, 0.0, 0.0, 0.0), log=False)
         self.unmount = inverse(parse_matrix(args.mount_matrix))
         self.logf = open(args.log, 'a', buffering=1) if args.log else sys.stderr
         self.fd = None
@@ -298,8 +332,12 @@ class Sensor:
 
     def input_report(self):
         report = struct.pack(INPUT_HEADER, INPUT_ID, SENSOR_READY, EVENT_DATA_UPDATED)
-        for (_, signed, *_), value in zip(self.kind.fields, self.raw()):
-            report += struct.pack('<i' if signed else '<I', value)
+        if self.kind.array > 1:
+            for value in self.raw():
+                report += struct.pack('<h' if self.kind.bits == 16 else '<i', value)
+        else:
+            for (_, signed, *_), value in zip(self.kind.fields, self.raw()):
+                report += struct.pack('<i' if signed else '<I', value)
         if self.timestamps:
             report += struct.pack(TIMESTAMP_FORMAT, self.hub_microseconds())
         return report
@@ -392,6 +430,11 @@ class Sensor:
                 self.set_values(self.physical[:3] + [float(rest[0]) % 360])
             elif kind == 'magn' and name == 'field' and len(rest) == 3:
                 self.set_values([float(v) for v in rest] + self.physical[3:])
+            elif kind == 'gyro' and name == 'rate' and len(rest) == 3:
+                # rad/s to hundredths of a degree per second.
+                self.set_values([float(v) * 180 / math.pi for v in rest])
+            elif kind == 'rotation' and name == 'quaternion' and len(rest) == 4:
+                self.set_quaternion(tuple(float(v) for v in rest))
             elif kind == 'accel' and name == 'orient' and len(rest) == 1 and rest[0] in ORIENTATIONS:
                 g = [STANDARD_GRAVITY * v for v in ORIENTATIONS[rest[0]]]
                 self.set_vector(tuple(sum(self.unmount[r][c] * g[c] for c in range(3)) for r in range(3)))
@@ -416,11 +459,22 @@ class Sensor:
     def set_values(self, values):
         """The fields' physical values, turned into raw counts with each field's exponent."""
         self.physical = values
+        fields = [f for f in self.kind.fields for _ in range(self.kind.array)]
         self.values = [int(round(v * (field[3] if len(field) > 3 else 1) / 10 ** field[2]))
-                       for v, field in zip(values, self.kind.fields)]
+                       for v, field in zip(values, fields)]
         self.log('values %s (raw %s)' % (' '.join('%g' % v for v in values),
                                           ' '.join(str(v) for v in self.values)))
         self.changed()
+
+    def set_quaternion(self, wxyz, log=True):
+        """The rotation (w, x, y, z), normalised, sent in the HID order x, y, z, w."""
+        norm = math.sqrt(sum(v * v for v in wxyz)) or 1.0
+        w, x, y, z = (v / norm for v in wxyz)
+        if log:
+            self.set_values([x, y, z, w])
+        else:
+            self.physical = [x, y, z, w]
+            self.values = [int(round(v / 10 ** self.kind.fields[0][2])) for v in self.physical]
 
     def changed(self):
         self.changed_at = time.monotonic()
