@@ -11,7 +11,8 @@ func printGyroSection(_ options: BenchOptions) {
   let bench = GyroAssistBenchmark(benchmark: base)
   let columns = GyroAssistBenchmark.columns
   print("\ngyroscope (--gyro): the same accelerometer samples, with a gyroscope read with each;")
-  print("orientd = the plain detector, gyro-measured / gyro-gravity = fed through GyroAssist")
+  print("orientd = the plain detector; gyro-measured, gyro-gravity, gyro-turning = fed through")
+  print("GyroAssist with each magnitude rule (docs/motion.md)")
   for profile in base.profiles {
     print("\n== \(profile.summary); \(GyroAssistBenchmark.gyroscope(for: profile).summary)")
     var header = pad("scenario", 18, right: false)

@@ -15,7 +15,14 @@ public struct GyroAssist: Sendable {
     /// Exactly the configured gravity: the gates never close (the fused direction is trusted
     /// through linear acceleration).
     case gravity
+    /// Exactly gravity while the gyroscope sees a deliberate turn (`turningRate` and faster),
+    /// the accelerometer's magnitude otherwise: the gates stay for footsteps and jolts, but do
+    /// not hold up a turn the gyroscope has measured.
+    case turning
   }
+
+  /// The low-passed turn rate (rad/s) from which `.turning` hands on exactly gravity.
+  public static let turningRate = 60 * Double.pi / 180
 
   /// The fusion (6-axis).
   public private(set) var fusion: MotionFusion
@@ -44,6 +51,10 @@ public struct GyroAssist: Sendable {
     switch magnitude {
     case .measured: scale = acceleration.magnitude
     case .gravity: scale = fusion.parameters.gravity
+    case .turning:
+      scale =
+        fusion.turnRate >= GyroAssist.turningRate
+        ? fusion.parameters.gravity : acceleration.magnitude
     }
     return Sample(time: time, acceleration: down * scale)
   }

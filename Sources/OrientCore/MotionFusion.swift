@@ -117,6 +117,9 @@ public struct MotionFusion: Sendable {
   public private(set) var bias = Vector3.zero
   /// The last angular velocity, bias removed (rad/s, display frame).
   public private(set) var angularVelocity = Vector3.zero
+  /// The low-passed turn rate (rad/s, bias removed; time constant
+  /// `restFilterTimeConstant`): hand tremor averages out, a deliberate turn shows.
+  public var turnRate: Double { (gyroLowPass - bias).magnitude }
   /// Whether the device counts as resting (the bias is being learnt from the gyroscope).
   public private(set) var isResting = false
   /// Samples not used, by reason.
