@@ -121,7 +121,9 @@ public struct MotionTraceParser: Sendable {
       guard abs(q.norm - 1) <= 0.05 else {
         throw error("rotation \(q) is not a unit quaternion (norm \(shortDecimal(q.norm)))")
       }
-      return .rotation(time: time, q.normalized)
+      // A quaternion already unit length is kept as written, so a written one reads back
+      // bit for bit (normalising again can change the last bit).
+      return .rotation(time: time, abs(q.norm - 1) < 1e-12 ? q : q.normalized)
     }
   }
 

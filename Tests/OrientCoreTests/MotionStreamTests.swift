@@ -155,6 +155,18 @@ import Testing
     }
   }
 
+  @Test func aWrittenRotationReadsBackBitForBit() throws {
+    // Found by the motion-stream fuzz target: normalising an already normalised quaternion
+    // again changed its last bits, so a recorded rotation did not replay as recorded.
+    var parser = MotionTraceParser(source: "t.csv")
+    let first = try parser.parse(line: Array("0.02,rotation,0.7042,0.7071,0,0".utf8))
+    let event = try #require(first)
+    var again = MotionTraceParser(source: "again")
+    let text = MotionTraceWriter.line(event)
+    let second = try again.parse(line: Array(text.utf8.dropLast()))
+    #expect(second == event, "\(text)")
+  }
+
   @Test func twoSensorsMayInterleaveSlightlyOutOfOrder() throws {
     var parser = MotionTraceParser(source: "t.csv")
     for line in ["0.02,gyro,0,0,0", "0.015,accel,0,-9.8,0", "0.03,gyro,0,0,1"] {
