@@ -14,11 +14,11 @@ attributes, scan elements, a trigger and /dev/iio:deviceN. --kind picks the sens
          in_rot_from_north_magnetic_tilt_comp_raw in degrees)
   gyro   Gyrometer 3D (0x200076), fields Angular Velocity X/Y/Z in hundredths of a degree per
          second: hid-sensor-gyro-3d, IIO name "gyro_3d" (in_anglvel_{x,y,z}_raw, in_anglvel_scale
-         0.000174533 rad/s per count: the driver's default unit is degrees/s)
+         0.000174532 rad/s per count: the driver's default unit is degrees/s)
   rotation
          Device Orientation (0x20008A), field Orientation Quaternion: four signed 16-bit values
          in the HID order x, y, z, w, in units of 0.0001 (unit exponent -4): hid-sensor-rotation,
-         IIO name "dev_rotation" (in_rot_quaternion_raw "x y z w", in_rot_scale 0.0001; scan
+         IIO name "dev_rotation" (in_rot_quaternion_raw "x y z w ", in_rot_scale 0.0001; scan
          element in_rot_quaternion, le:s16/32X4>>0)
 
 Behaves like a real sensor: it answers the driver's GET_REPORT/SET_REPORT requests for the
