@@ -59,14 +59,6 @@ import Testing
     deinit { connection.close() }
   }
 
-  static func openDescriptors() -> Int {
-    guard let dir = opendir("/proc/self/fd") else { return -1 }
-    defer { closedir(dir) }
-    var count = 0
-    while readdir(dir) != nil { count += 1 }
-    return count
-  }
-
   @Test func aServiceHandsOverASocketAndTheCallerReadsWhatItSends() throws {
     let bus = try PrivateBus(openPolicy: true)
     let loop = try EventLoop()
@@ -120,25 +112,56 @@ import Testing
   }
 
   @Test func descriptorsDoNotLeakOverManyCalls() throws {
+    // Other tests open and close descriptors meanwhile, so the sockets are followed by their
+    // inodes (unique while they exist), not by a count of descriptors.
     let bus = try PrivateBus(openPolicy: true)
     let loop = try EventLoop()
     let service = try StreamService(bus: bus, loop: loop)
     let client = try DBusConnection(bus: .address(bus.address), loop: loop)
     defer { client.close() }
     let destination = service.connection.uniqueName
-    func open() throws {
+    var sockets = Set<String>()
+    for _ in 0..<50 {
       let reply = try waitForResult(loop) { done in
         client.call(
           destination: destination, path: Self.path, interface: Self.interface, member: "Open",
           reply: done)
       }
-      _ = try reply.get()
+      let received = try #require(try reply.get().first?.fileDescriptorValue)
+      let ours = try #require(service.kept.last)
+      sockets.insert(try Self.socketName(received.rawValue))
+      sockets.insert(try Self.socketName(ours.rawValue))
     }
-    try open()
+    #expect(sockets.count == 100)
     service.kept.removeAll()
-    let before = Self.openDescriptors()
-    for _ in 0..<50 { try open() }
-    service.kept.removeAll()
-    #expect(Self.openDescriptors() == before)
+    // The received descriptors went with their replies' values: none of the 100 sockets is
+    // open in this process any more.
+    let open = Self.openSockets()
+    #expect(sockets.isDisjoint(with: open), "\(sockets.intersection(open).count) still open")
+  }
+
+  /// `socket:[inode]`, as /proc/self/fd shows the socket behind `fd`.
+  static func socketName(_ fd: Int32) throws -> String {
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw TestFailure("fstat \(fd): \(Errno.current)") }
+    return "socket:[\(info.st_ino)]"
+  }
+
+  /// What every descriptor of this process that is a socket shows in /proc/self/fd.
+  static func openSockets() -> Set<String> {
+    guard let dir = opendir("/proc/self/fd") else { return [] }
+    defer { closedir(dir) }
+    var names = Set<String>()
+    var target = [CChar](repeating: 0, count: 256)
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) {
+        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      let n = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+      guard n > 0 else { continue }
+      let link = String(decoding: target.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if link.hasPrefix("socket:") { names.insert(link) }
+    }
+    return names
   }
 }
