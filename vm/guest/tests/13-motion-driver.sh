@@ -120,7 +120,9 @@ part_rotation() {
   hid rotation quaternion 0.7071 0 0.7071 0
   check "rotation: polled in_rot_quaternion_raw is 'x y z w ' = '0 7071 0 7071 '" \
     polled in_rot_quaternion_raw "0 7071 0 7071 "
-  check "rotation: the polled read was a GET_REPORT to the hub" hid_at_least rotation polled_reads 1
+  # The emulator rewrites its status file after it has answered: wait for it.
+  check "rotation: the polled read was a GET_REPORT to the hub" \
+    wait_for 5 "the rotation hub's polled_reads" hid_at_least rotation polled_reads 1
   check "rotation: buffered scans carry x y z w = 0 7071 0 7071 (w first in the command)" \
     buffered rotation in_rot_quaternion 0:7071:0:7071
   # The scan is 32 bytes (the X4 element is aligned to its 16 bytes and the scan padded to
