@@ -176,6 +176,11 @@ let package = Package(
     .executableTarget(
       name: "orient-bench", dependencies: ["OrientCore", "OrientSim", "JSON", "SystemKit"],
       path: "Benchmarks/orient-bench"),
+    // The fusion's angle error (simulated motion, real IMU recordings), its throughput and the
+    // motion stream's fan-out (scripts/bench/motion.sh, docs/motion.md).
+    .executableTarget(
+      name: "motion-bench", dependencies: ["OrientCore", "OrientSim", "SystemKit"],
+      path: "Benchmarks/motion-bench"),
     // Many clients claiming, releasing and vanishing at once (scripts/bench/claims.sh).
     .executableTarget(
       name: "claims-bench", dependencies: ["DBusKit", "SystemKit", "JSON"],

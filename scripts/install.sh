@@ -73,6 +73,8 @@ if [ -x "$bin/orientd-face" ]; then put 0755 "$bin/orientd-face" "$PREFIX/bin/or
 put 0644 dbus/orientd.conf "$DBUSPOLICYDIR/orientd.conf"
 # The claim action net.hadess.SensorProxy.claim-sensor (polkitd notices new files by itself).
 put 0644 polkit/org.orientd.SensorProxy.policy "$POLKITACTIONDIR/org.orientd.SensorProxy.policy"
+# The motion action org.orientd.motion.read (org.orientd.Motion1: active session only).
+put 0644 polkit/org.orientd.Motion1.policy "$POLKITACTIONDIR/org.orientd.Motion1.policy"
 # geoclue, a system service in no session, may claim (it puts the compass's heading into locations).
 put 0644 polkit/50-orientd-geoclue.rules "$POLKITRULESDIR/50-orientd-geoclue.rules"
 tmp=$(mktemp)

@@ -11,7 +11,7 @@ import SystemKit
 let usage = """
   usage: orient-bench [--quick] [--json] [--seed N] [--profile NAME ...] [--scenario NAME ...]
                       [--set KEY=VALUE ...] [--no-throughput] [--details]
-                      [--adaptive] [--still-rate HZ] [--settle-time S]
+                      [--adaptive] [--still-rate HZ] [--settle-time S] [--gyro]
          orient-bench trace SCENARIO [--profile NAME] [--seed N] [--quick] [--run N]
          orient-bench explain SCENARIO [--profile NAME] [--seed N] [--quick] [--run N] [--set ...]
          orient-bench --help | --version
@@ -32,6 +32,8 @@ let usage = """
                      baselines still see every sample); prints the share of samples read
     --still-rate HZ  the still rate with --adaptive (default \(AdaptiveSampling.Parameters().stillRate))
     --settle-time S  seconds of calm before slowing down (default \(AdaptiveSampling.Parameters().settleTime))
+    --gyro           also run every scenario with a simulated gyroscope (BMI160 class) through
+                     the plain detector and through GyroAssist, side by side (text only)
 
   trace writes run N (default 0) of a scenario as CSV (t,x,y,z) for `orientd replay`, with the
   ground truth in comments; the same seed and --quick give the same run as the benchmark
@@ -56,6 +58,7 @@ struct BenchOptions {
   var explain = false
   var run = 0
   var adaptive: AdaptiveSampling.Parameters?
+  var gyro = false
 }
 
 func fail(_ message: String) -> Never {
@@ -92,6 +95,7 @@ func parseOptions(_ arguments: [String]) -> BenchOptions {
     case "--json": options.json = true
     case "--no-throughput": options.throughput = false
     case "--details": options.details = true
+    case "--gyro": options.gyro = true
     case "--adaptive": options.adaptive = options.adaptive ?? AdaptiveSampling.Parameters()
     case "--still-rate", "--settle-time":
       let text = value(argument)
@@ -525,6 +529,7 @@ if options.json {
     printDetails(results)
   }
   printHingeTable(hingeResults)
+  if options.gyro { printGyroSection(options) }
   print("")
   for target in targets {
     print(

@@ -89,6 +89,10 @@ enum MessageWriter {
     case .string(let text): ok = appendString(text, code("s"), &iter)
     case .objectPath(let path): ok = appendString(path.rawValue, code("o"), &iter)
     case .signature(let sig): ok = appendString(sig.rawValue, code("g"), &iter)
+    case .unixFD(let fd):
+      // libdbus dups the descriptor into the message; ours stays open.
+      var v = fd.rawValue
+      ok = dbus_message_iter_append_basic(&iter, code("h"), &v) != 0
     case .array(let element, let elements):
       try container(code("a"), element.signature, &iter) { (sub) throws(DBusError) in
         for item in elements { try write(item, into: &sub) }
@@ -272,7 +276,14 @@ struct MessageReader {
         throw fail("invalid signature value: \(error.message)")
       }
     case .unixFD:
-      throw fail("file descriptors ('h') are not supported")
+      // libdbus dups the descriptor out of the message (close-on-exec): ours to close. A
+      // message whose index points past its descriptors (or that lost them: a demarshalled
+      // one) reads -1.
+      var v: Int32 = -1
+      dbus_message_iter_get_basic(&iter, &v)
+      try count(4)
+      guard v >= 0 else { throw fail("file descriptor missing from the message") }
+      return .unixFD(DBusFileDescriptor(owning: v))
     case .variant:
       guard depth < limits.maxDepth else { throw deep() }
       try count(0)

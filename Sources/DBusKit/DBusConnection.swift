@@ -54,7 +54,7 @@ public final class DBusConnection {
   private var filterInstalled = false
   private var dispatchPosted = false
   private var dispatching = false
-  private var closed = false
+  private(set) var closed = false
 
   // Registries; each must drain back to empty as clients come and go.
   var objects: [String: ExportedObject] = [:]
@@ -282,6 +282,7 @@ public final class DBusConnection {
     guard !message.isBroken else {
       throw DBusError(.failed, "message is unusable after a failed append")
     }
+    try requireDescriptorSupport(message)
     var serial: UInt32 = 0
     guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
       throw DBusError.outOfMemory("queueing a message")
@@ -314,6 +315,12 @@ public final class DBusConnection {
     }
     guard message.kind == .methodCall, !message.isBroken else {
       call.failLater(DBusError(.failed, "only a complete method call can be sent with call()"))
+      return call
+    }
+    do {
+      try requireDescriptorSupport(message)
+    } catch {
+      call.failLater(error)
       return call
     }
     var pending: OpaquePointer?
@@ -375,6 +382,7 @@ public final class DBusConnection {
     guard message.kind == .methodCall, !message.isBroken else {
       throw DBusError(.failed, "only a complete method call can be sent with callBlocking()")
     }
+    try requireDescriptorSupport(message)
     let timeout = timeoutMilliseconds < 0 ? -1 : timeoutMilliseconds
     let reply = try DBusError.check {
       dbus_connection_send_with_reply_and_block(raw, message.raw, timeout, &$0)

@@ -29,7 +29,7 @@ public enum DBusType: Hashable, Sendable, CustomStringConvertible {
   case objectPath
   /// `g`, `DBUS_TYPE_SIGNATURE`.
   case signature
-  /// `h`, `DBUS_TYPE_UNIX_FD` (recognised in signatures; values are not supported).
+  /// `h`, `DBUS_TYPE_UNIX_FD`: a file descriptor (`DBusValue.unixFD`).
   case unixFD
   /// `v`, `DBUS_TYPE_VARIANT`.
   case variant

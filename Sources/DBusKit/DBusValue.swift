@@ -27,6 +27,8 @@ public enum DBusValue: Hashable, Sendable, CustomStringConvertible {
   case objectPath(DBusObjectPath)
   /// `g`.
   case signature(DBusSignature)
+  /// `h`: a file descriptor (`DBUS_TYPE_UNIX_FD`); see `DBusFileDescriptor` for ownership.
+  case unixFD(DBusFileDescriptor)
   /// `a<element>`: every element must have type `element` (checked when written).
   case array(element: DBusType, [DBusValue])
   /// `a{<key><value>}`.
@@ -51,6 +53,7 @@ public enum DBusValue: Hashable, Sendable, CustomStringConvertible {
     case .string: return .string
     case .objectPath: return .objectPath
     case .signature: return .signature
+    case .unixFD: return .unixFD
     case .array(let element, _): return .array(element)
     case .dictionary(let key, let value, _): return .dictionary(key: key, value: value)
     case .structure(let fields): return .structure(fields.map(\.type))
@@ -141,6 +144,12 @@ public enum DBusValue: Hashable, Sendable, CustomStringConvertible {
     return nil
   }
 
+  /// The descriptor of a `.unixFD`.
+  public var fileDescriptorValue: DBusFileDescriptor? {
+    if case .unixFD(let v) = self { return v }
+    return nil
+  }
+
   /// The content of a `.variant`.
   public var variantValue: DBusValue? {
     if case .variant(let v) = self { return v }
@@ -198,6 +207,7 @@ public enum DBusValue: Hashable, Sendable, CustomStringConvertible {
     case .string(let v): return "\"\(v)\""
     case .objectPath(let v): return v.rawValue
     case .signature(let v): return "<\(v.rawValue)>"
+    case .unixFD(let v): return v.description
     case .array(_, let v): return "[" + v.map(\.description).joined(separator: ", ") + "]"
     case .dictionary(_, _, let v):
       return "{" + v.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"

@@ -20,6 +20,8 @@ final class PrivatePolkit {
   static let geoclue: UInt32 = 1
 
   static let binary = "/usr/lib/polkit-1/polkitd"
+  /// The action files polkit/ ships, installed as they are.
+  static let actionFiles = ["org.orientd.SensorProxy.policy", "org.orientd.Motion1.policy"]
   static var isAvailable: Bool { access(binary, X_OK) == 0 && getuid() == 0 }
 
   /// Starts a bus and polkitd on it, and waits until polkitd owns org.freedesktop.PolicyKit1.
@@ -39,9 +41,10 @@ final class PrivatePolkit {
     rules = try TemporaryDirectory("rules")
     actions = try TemporaryDirectory("actions")
     vendorRules = try TemporaryDirectory("vendor-rules")
-    try writeFile(
-      actions.file("org.orientd.SensorProxy.policy"),
-      readFile("\(Built.packageRoot)/polkit/org.orientd.SensorProxy.policy"))
+    // The shipped actions: the claims' and motion's (org.orientd.motion.read).
+    for policy in PrivatePolkit.actionFiles {
+      try writeFile(actions.file(policy), readFile("\(Built.packageRoot)/polkit/\(policy)"))
+    }
     // The shipped rules, as installed.
     try writeFile(
       vendorRules.file("50-orientd-geoclue.rules"),
@@ -57,9 +60,8 @@ final class PrivatePolkit {
     try writeFile(passwd.file("passwd"), renamed.joined(separator: "\n") + "\n")
     // polkitd drops to its own user and must read these.
     for dir in [rules, actions, vendorRules, passwd] { chmod(dir.path, 0o755) }
-    for file in [
-      actions.file("org.orientd.SensorProxy.policy"), vendorRules.file("50-orientd-geoclue.rules"),
-      passwd.file("passwd"),
+    for file in PrivatePolkit.actionFiles.map(actions.file) + [
+      vendorRules.file("50-orientd-geoclue.rules"), passwd.file("passwd"),
     ] { chmod(file, 0o644) }
     let binds = [
       (actions.path, "/usr/share/polkit-1/actions"),

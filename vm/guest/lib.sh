@@ -436,9 +436,12 @@ accel_idle() {
 # Each kind is its own uhid device and emulator process; KIND's control FIFO and status file are
 # $RUNDIR/KIND.control and KIND.status, its event log $TOUT/KIND-events.log.
 # The hinge's driver is built out of tree: a test using it has "# kmods: hid-sensor-custom-intel-hinge".
+# The motion sensors (issue 26): hid-sensor-gyro-3d and hid-sensor-rotation.
 declare -A HID_DRIVER=([accel]=hid-sensor-accel-3d [als]=hid-sensor-als [prox]=hid-sensor-prox
-  [magn]=hid-sensor-magn-3d [hinge]=hid-sensor-custom-intel-hinge)
-declare -A HID_IIO=([accel]=accel_3d [als]=als [prox]=prox [magn]=magn_3d [hinge]=hinge)
+  [magn]=hid-sensor-magn-3d [hinge]=hid-sensor-custom-intel-hinge [gyro]=hid-sensor-gyro-3d
+  [rotation]=hid-sensor-rotation)
+declare -A HID_IIO=([accel]=accel_3d [als]=als [prox]=prox [magn]=magn_3d [hinge]=hinge
+  [gyro]=gyro_3d [rotation]=dev_rotation)
 declare -A HID_SENT=()
 # hid_custom_late: load hid-sensor-custom once a hub has made its custom collection's platform
 # device, as udev does on a real system. hid-sensor-custom reads the collection's Manufacturer

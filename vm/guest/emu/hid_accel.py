@@ -22,6 +22,14 @@ raw, scale, offset and sampling_frequency attributes, scan elements, a trigger a
          into the IIO device "hinge": in_angl0_raw (hinge), in_angl1_raw (screen),
          in_angl2_raw (keyboard), labels hinge/screen/keyboard, in_angl_scale 0.001745329
          (radians per count)
+  gyro   Gyrometer 3D (0x200076), fields Angular Velocity X/Y/Z in hundredths of a degree per
+         second: hid-sensor-gyro-3d, IIO name "gyro_3d" (in_anglvel_{x,y,z}_raw, in_anglvel_scale
+         0.000174532 rad/s per count: the driver's default unit is degrees/s)
+  rotation
+         Device Orientation (0x20008A), field Orientation Quaternion: four signed 16-bit values
+         in the HID order x, y, z, w, in units of 0.0001 (unit exponent -4): hid-sensor-rotation,
+         IIO name "dev_rotation" (in_rot_quaternion_raw "x y z w ", in_rot_scale 0.0001; scan
+         element in_rot_quaternion, le:s16/32X4>>0)
 --sensors NAME=KIND,... puts several sensors on one hub instead (each its own collection with
 its own feature and input report IDs, as Intel's ISH hub presents all of a laptop's sensors),
 e.g. --sensors lid=accel,base=accel,hinge=hinge for a convertible.
@@ -64,6 +72,10 @@ be left out.
   heading DEG       (magn) the tilt-compensated heading from magnetic north, in whole degrees
   field X Y Z       (magn) the magnetic flux density on the three axes, in gauss
   angles H S K      (hinge) the hinge, screen and keyboard angles, in degrees
+  rate X Y Z        (gyro) the angular velocity about the sensor's axes, in rad/s
+  quaternion W X Y Z
+                    (rotation) the device's rotation (w first, as orientd writes it; the report
+                    carries x, y, z, w); normalised before it is sent
   fold DEG          a convertible folded to a hinge angle of DEG (0 closed, 90 laptop, 180 flat,
                     360 tablet) with its base flat on a table, for every sensor of the hub that
                     has a part in it: an accelerometer named "lid" reads (g sin a, 0, g cos a)

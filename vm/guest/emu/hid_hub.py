@@ -25,6 +25,9 @@ EIO = 5
 SENSORS_PAGE = 0x20
 ACCELEROMETER_3D, AMBIENT_LIGHT, PROXIMITY, COMPASS_3D = 0x73, 0x41, 0x11, 0x83
 CUSTOM = 0xE1  # Other: Custom (HID_USAGE_SENSOR_TYPE_OTHER_CUSTOM; hid-sensor-custom's 2000e1)
+GYROMETER_3D, DEVICE_ORIENTATION = 0x76, 0x8A
+ANGULAR_VELOCITY, ANGVEL_X, ANGVEL_Y, ANGVEL_Z = 0x0456, 0x0457, 0x0458, 0x0459
+ORIENT_QUATERNION = 0x0483  # Data Field: Orientation Quaternion (x, y, z, w)
 SENSOR_STATE, SENSOR_EVENT = 0x0201, 0x0202
 STATE_SELECTORS, EVENT_SELECTORS = 0x0800, 0x0810  # Unknown, Ready, ... / Unknown, ..., Data Updated
 CONNECTION_TYPE, CONNECTION_SELECTORS = 0x0309, 0x0830  # integrated, attached, external
@@ -49,12 +52,19 @@ HINGE_STRINGS = [(MANUFACTURER, 16, 'INTEL'), (SERIAL_NUMBER, 32, 'LUID:020B0000
 class Kind:
     """One sensor type: its collection usage, the data usage whose change sensitivity is the
     feature property the drivers look for, its input fields (usage, signed, unit exponent, and
-    optionally the counts per unit of the value commands set, before the exponent) and constant
-    string properties of its feature report (usage, characters, text)."""
+    optionally the counts per unit of the value commands set, before the exponent), constant
+    string properties of its feature report (usage, characters, text), and the values per field
+    (the quaternion is one field of four) with their size in bits."""
 
-    def __init__(self, usage, sensitivity, fields, default_name, strings=()):
+    def __init__(self, usage, sensitivity, fields, default_name, strings=(), array=1, bits=32):
         self.usage, self.sensitivity, self.fields = usage, sensitivity, fields
         self.default_name, self.strings = default_name, list(strings)
+        self.array, self.bits = array, bits
+
+    @property
+    def count(self):
+        """Raw values in the input report."""
+        return len(self.fields) * self.array
 
 
 KINDS = {
@@ -79,6 +89,15 @@ KINDS = {
                   [(CUSTOM_VALUE_1, True, -1), (CUSTOM_VALUE_2, True, -1),
                    (CUSTOM_VALUE_3, True, -1)],
                   'orientd-vm HID sensor hub hinge', HINGE_STRINGS),
+    # Hundredths of a degree per second: hid-sensor-gyro-3d's unit without a HID unit item is
+    # degrees/s (scale 0.017453293 x 10^exponent rad/s per count).
+    'gyro': Kind(GYROMETER_3D, ANGULAR_VELOCITY,
+                 [(ANGVEL_X, True, -2), (ANGVEL_Y, True, -2), (ANGVEL_Z, True, -2)],
+                 'orientd-vm HID sensor hub gyroscope'),
+    # One field of four signed 16-bit values, as Intel's ISH firmware sends it (the driver
+    # widens them to s32); unit exponent -4, so in_rot_scale is 0.0001.
+    'rotation': Kind(DEVICE_ORIENTATION, ORIENTATION, [(ORIENT_QUATERNION, True, -4)],
+                     'orientd-vm HID sensor hub device rotation', array=4, bits=16),
 }
 
 UNIT_EXPONENT = -3  # raw 1000 is 1 g: the driver's scale for "no unit" is 9.80665 x 10^exponent
@@ -131,11 +150,11 @@ class Descriptor:
         main(0x00)  # Data, Array, Absolute
         return self.end_collection()
 
-    def value(self, usage, bits, main, signed=False, exponent=0):
+    def value(self, usage, bits, main, signed=False, exponent=0, count=1):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << (bits - 1)) - 1)
         hi = min(hi, 0x7FFFFFFF)  # logical items hold at most 32 bits; a 64-bit field stays wider
         self.usage(usage).logical(lo, hi, 4 if bits >= 32 else 2)
-        self.report_size(bits).report_count(1).unit_exponent(exponent)
+        self.report_size(bits).report_count(count).unit_exponent(exponent)
         return main(0x02)  # Data, Variable, Absolute
 
 
@@ -159,7 +178,7 @@ def collection(d, kind, feature_id, input_id, timestamps):
     d.selector(SENSOR_STATE, STATE_SELECTORS, 7, d.input)
     d.selector(SENSOR_EVENT, EVENT_SELECTORS, 6, d.input)
     for usage, signed, exponent, *_ in kind.fields:
-        d.value(usage, 32, d.input, signed=signed, exponent=exponent)
+        d.value(usage, kind.bits, d.input, signed=signed, exponent=exponent, count=kind.array)
     if timestamps:
         # The hub's clock in microseconds (no unit item: seconds, exponent -6), which the
         # drivers stamp the scan with instead of the kernel's clock.
@@ -211,8 +230,10 @@ class Sensor:
         for _, count, text in self.kind.strings:
             self.strings += [ord(c) for c in text] + [0] * (count - len(text))
         # The input fields' raw values; for the accelerometer they follow self.vector.
-        self.physical = [0.0] * len(self.kind.fields)
-        self.values = [0] * len(self.kind.fields)
+        self.physical = [0.0] * self.kind.count
+        self.values = [0] * self.kind.count
+        if kind_name == 'rotation':
+            self.set_quaternion((1.0, 0.0, 0.0, 0.0), log=False)
         self.unmount = inverse(parse_matrix(args.mount_matrix))
         self.counters = dict(reports_sent=0, suppressed=0, polled_reads=0, feature_gets=0,
                              feature_sets=0, faults=0)
@@ -250,8 +271,12 @@ class Sensor:
 
     def input_report(self):
         report = struct.pack(INPUT_HEADER, self.input_id, SENSOR_READY, EVENT_DATA_UPDATED)
-        for (_, signed, *_), value in zip(self.kind.fields, self.raw()):
-            report += struct.pack('<i' if signed else '<I', value)
+        if self.kind.array > 1:
+            for value in self.raw():
+                report += struct.pack('<h' if self.kind.bits == 16 else '<i', value)
+        else:
+            for (_, signed, *_), value in zip(self.kind.fields, self.raw()):
+                report += struct.pack('<i' if signed else '<I', value)
         if self.hub.timestamps:
             report += struct.pack(TIMESTAMP_FORMAT, self.hub.hub_microseconds())
         return report
@@ -339,6 +364,11 @@ class Sensor:
             self.set_values([float(v) for v in rest] + self.physical[3:])
         elif kind == 'hinge' and name == 'angles' and len(rest) == 3:
             self.set_values([float(v) for v in rest])
+        elif kind == 'gyro' and name == 'rate' and len(rest) == 3:
+            # rad/s to hundredths of a degree per second.
+            self.set_values([float(v) * 180 / math.pi for v in rest])
+        elif kind == 'rotation' and name == 'quaternion' and len(rest) == 4:
+            self.set_quaternion(tuple(float(v) for v in rest))
         else:
             return False
         return True
@@ -364,11 +394,22 @@ class Sensor:
     def set_values(self, values):
         """The fields' physical values, turned into raw counts with each field's exponent."""
         self.physical = values
+        fields = [f for f in self.kind.fields for _ in range(self.kind.array)]
         self.values = [int(round(v * (field[3] if len(field) > 3 else 1) / 10 ** field[2]))
-                       for v, field in zip(values, self.kind.fields)]
+                       for v, field in zip(values, fields)]
         self.log('values %s (raw %s)' % (' '.join('%g' % v for v in values),
                                           ' '.join(str(v) for v in self.values)))
         self.changed()
+
+    def set_quaternion(self, wxyz, log=True):
+        """The rotation (w, x, y, z), normalised, sent in the HID order x, y, z, w."""
+        norm = math.sqrt(sum(v * v for v in wxyz)) or 1.0
+        w, x, y, z = (v / norm for v in wxyz)
+        if log:
+            self.set_values([x, y, z, w])
+        else:
+            self.physical = [x, y, z, w]
+            self.values = [int(round(v / 10 ** self.kind.fields[0][2])) for v in self.physical]
 
     def changed(self):
         self.changed_at = time.monotonic()

@@ -2,6 +2,7 @@
 """Reads buffered scans from an IIO device through sysfs and /dev/iio:deviceN (stdlib only).
 
 usage: iio_buffer.py DEVICE COUNT [--timeout S] [--elements A,B] [--expect X,Y,Z] [--clock NAME]
+                     [--raw]
 DEVICE is the sysfs name (iio:device0). Enables the scan elements --elements names (default
 in_accel_x,in_accel_y,in_accel_z) and the timestamp when present, attaches the trigger that
 belongs to the device when none is set, enables the buffer, decodes COUNT scans with the layout
@@ -43,28 +44,35 @@ def layout(scan_dir, names):
         if not m:
             raise SystemExit('unparsable %s/%s_type' % (scan_dir, name))
         endian, sign, bits, storage, repeat, shift = m.groups()
-        if repeat:
-            raise SystemExit('%s: repeated elements are not handled' % name)
         elements.append((int(read('%s/%s_index' % (scan_dir, name))), name, endian, sign,
-                         int(bits), int(storage) // 8, int(shift)))
+                         int(bits), int(storage) // 8, int(shift), int(repeat or 1)))
     elements.sort()
     offset, placed = 0, []
-    for _, name, endian, sign, bits, size, shift in elements:
-        offset = -(-offset // size) * size
-        placed.append((name, offset, endian, sign, bits, size, shift))
-        offset += size
-    biggest = max(p[5] for p in placed)
+    # As the kernel lays a scan out (iio_compute_scan_bytes): each element aligned to its whole
+    # length (storage bytes times its repeat count, e.g. in_rot_quaternion's X4), the scan
+    # padded to the longest element.
+    for _, name, endian, sign, bits, size, shift, repeat in elements:
+        length = size * repeat
+        offset = -(-offset // length) * length
+        placed.append((name, offset, endian, sign, bits, size, shift, repeat))
+        offset += length
+    biggest = max(p[5] * p[7] for p in placed)
     return placed, -(-offset // biggest) * biggest
 
 
 def decode(scan, placed):
+    """Each element's value; a repeated element's is the list of its values."""
     values = {}
-    for name, offset, endian, sign, bits, size, shift in placed:
-        raw = int.from_bytes(scan[offset:offset + size], 'little' if endian == 'le' else 'big')
-        raw = (raw >> shift) & ((1 << bits) - 1)
-        if sign == 's' and raw & (1 << (bits - 1)):
-            raw -= 1 << bits
-        values[name] = raw
+    for name, offset, endian, sign, bits, size, shift, repeat in placed:
+        items = []
+        for i in range(repeat):
+            at = offset + i * size
+            raw = int.from_bytes(scan[at:at + size], 'little' if endian == 'le' else 'big')
+            raw = (raw >> shift) & ((1 << bits) - 1)
+            if sign == 's' and raw & (1 << (bits - 1)):
+                raw -= 1 << bits
+            items.append(raw)
+        values[name] = items[0] if repeat == 1 else items
     return values
 
 
@@ -72,7 +80,9 @@ def check(values, args):
     """What is wrong with one decoded scan, given --expect and --clock."""
     problems = []
     if args.expect:
-        want = [int(v) for v in args.expect.split(',')]
+        # A repeated element's values are written A:B:C:D.
+        want = [[int(x) for x in v.split(':')] if ':' in v else int(v)
+                for v in args.expect.split(',')]
         got = [values.get(name) for name in args.elements.split(',')]
         if got != want:
             problems.append('scan %s, expected %s' % (got, want))
@@ -94,6 +104,8 @@ def main():
                         help='the scan elements to enable and check, comma-separated')
     parser.add_argument('--expect', help='X,Y,Z: the raw values every scan must have')
     parser.add_argument('--clock', choices=sorted(CLOCKS), help='the clock of the timestamps')
+    parser.add_argument('--raw', action='store_true',
+                        help="also print each scan's bytes (hex) as \"raw\"")
     args = parser.parse_args()
     sysfs = '/sys/bus/iio/devices/' + args.device
     scan_dir = sysfs + '/scan_elements'
@@ -134,6 +146,8 @@ def main():
                 scan, pending = pending[:scan_size], pending[scan_size:]
                 got += 1
                 values = decode(scan, placed)
+                if args.raw:
+                    values['raw'] = scan.hex()
                 print(json.dumps(values), flush=True)
                 problems += check(values, args)
     finally:
