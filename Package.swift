@@ -83,16 +83,19 @@ let package = Package(
         "CEvdev", "CLinuxShims",
       ]),
 
+    // The D-Bus contract, spelt once: bus names, paths, interfaces, properties, claim methods.
+    .target(name: "OrientWire", dependencies: ["DBusKit"]),
     // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
     .target(
-      name: "OrientClient", dependencies: ["DBusKit", "SystemKit", "OrientLog", "OrientCore"]),
+      name: "OrientClient",
+      dependencies: ["DBusKit", "OrientWire", "SystemKit", "OrientLog", "OrientCore"]),
 
     // Composition: one event loop, the sensor, the detector, both D-Bus APIs and the claims.
     .target(
       name: "OrientDaemon",
       dependencies: [
-        "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit",
-        "OrientLog", "EvdevKit", "CEvdev",
+        "Accelerometer", "DBusKit", "OrientWire", "DeviceDiscovery", "OrientCore", "TextFormats",
+        "SystemKit", "OrientLog", "EvdevKit", "CEvdev",
       ]),
 
     // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.
@@ -111,7 +114,7 @@ let package = Package(
       name: "orientd",
       dependencies: [
         "OrientCore", "TextFormats", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery",
-        "Accelerometer", "DBusKit", "OrientClient", "OrientDaemon",
+        "Accelerometer", "DBusKit", "OrientWire", "OrientClient", "OrientDaemon",
       ]),
     // orientd rotate, exec'd by orientd: its own program so the root daemon maps no X11/xcb
     // library. Installed in PREFIX/libexec/orientd (Debian package orientd-rotate).
@@ -119,7 +122,7 @@ let package = Package(
       name: "orientd-rotate",
       dependencies: [
         "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "DBusKit",
-        "OrientClient", "ScreenRotation", "X11Rotation", "DRMKit",
+        "OrientWire", "OrientClient", "ScreenRotation", "X11Rotation", "DRMKit",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
@@ -136,7 +139,7 @@ let package = Package(
       path: "Benchmarks/orient-bench"),
     // Many clients claiming, releasing and vanishing at once (scripts/bench/claims.sh).
     .executableTarget(
-      name: "claims-bench", dependencies: ["DBusKit", "SystemKit", "JSON"],
+      name: "claims-bench", dependencies: ["DBusKit", "OrientWire", "SystemKit", "JSON"],
       path: "Benchmarks/claims-bench"),
 
     // Turn to output transform applied: orientd rotate on a headless sway vs rot8's polling
@@ -181,13 +184,14 @@ let package = Package(
     .testTarget(
       name: "OrientClientTests",
       dependencies: [
-        "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore", "TestSupport",
+        "OrientClient", "OrientWire", "DBusKit", "SystemKit", "OrientLog", "OrientCore",
+        "TestSupport",
       ]),
     .testTarget(
       name: "OrientDaemonTests",
       dependencies: [
-        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore",
-        "TextFormats", "JSON", "TestSupport",
+        "OrientDaemon", "OrientWire", "OrientClient", "DBusKit", "SystemKit", "OrientLog",
+        "OrientCore", "TextFormats", "JSON", "TestSupport",
       ]),
     .testTarget(name: "ScreenRotationTests", dependencies: ["ScreenRotation", "OrientCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),

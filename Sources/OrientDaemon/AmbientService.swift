@@ -1,6 +1,7 @@
 import Accelerometer
 import DBusKit
 import OrientLog
+import OrientWire
 import SystemKit
 
 /// The values behind the light, proximity and compass properties of iio-sensor-proxy's API.
@@ -233,5 +234,17 @@ final class AmbientService {
       publish?(reading.kind, next)
     }
     if held[reading.kind] != nil { answerHeld(reading.kind) }
+  }
+}
+
+extension ClaimTarget {
+  /// The ambient sensor a target claims, `nil` for the accelerometer's targets.
+  var ambientKind: AmbientKind? {
+    switch self {
+    case .light: .light
+    case .proximity: .proximity
+    case .compass: .compass
+    case .orientd, .sensorProxy, .posture: nil
+    }
   }
 }

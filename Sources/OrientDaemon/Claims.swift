@@ -1,14 +1,5 @@
 import DBusKit
-
-/// The two APIs a client can claim the accelerometer through.
-public enum ClaimAPI: String, Hashable, Sendable, CaseIterable {
-  /// `org.orientd.Orientation1.Claim`.
-  case orientd
-  /// `net.hadess.SensorProxy.ClaimAccelerometer`.
-  case sensorProxy
-  /// `org.orientd.Posture1.ClaimPosture`: the display and the base accelerometer.
-  case posture
-}
+import OrientWire
 
 /// Who holds a claim, per API, keyed by the caller's unique bus name.
 ///
@@ -16,7 +7,7 @@ public enum ClaimAPI: String, Hashable, Sendable, CaseIterable {
 /// bus loses all its claims (`vanished`). Pure bookkeeping: the daemon decides what a change
 /// means (start or stop sampling).
 public struct ClaimSet: Equatable, Sendable {
-  private var holders: [ClaimAPI: Set<String>] = [:]
+  private var holders: [ClaimTarget: Set<String>] = [:]
 
   /// No claims.
   public init() {}
@@ -25,7 +16,7 @@ public struct ClaimSet: Equatable, Sendable {
   ///
   /// - Returns: whether `name` held no claim in any API before (start tracking it).
   @discardableResult
-  public mutating func claim(_ name: String, _ api: ClaimAPI) -> Bool {
+  public mutating func claim(_ name: String, _ api: ClaimTarget) -> Bool {
     let new = !holds(name)
     holders[api, default: []].insert(name)
     return new
@@ -35,31 +26,31 @@ public struct ClaimSet: Equatable, Sendable {
   ///
   /// - Returns: whether `name` now holds no claim at all (stop tracking it).
   @discardableResult
-  public mutating func release(_ name: String, _ api: ClaimAPI) -> Bool {
+  public mutating func release(_ name: String, _ api: ClaimTarget) -> Bool {
     holders[api]?.remove(name)
     return !holds(name)
   }
 
   /// Removes every claim of a client that left the bus.
   public mutating func vanished(_ name: String) {
-    for api in ClaimAPI.allCases { holders[api]?.remove(name) }
+    for api in ClaimTarget.allCases { holders[api]?.remove(name) }
   }
 
   /// Whether `name` holds a claim in any API.
   public func holds(_ name: String) -> Bool {
-    ClaimAPI.allCases.contains { holders[$0]?.contains(name) == true }
+    ClaimTarget.allCases.contains { holders[$0]?.contains(name) == true }
   }
 
   /// The claimers of one API, sorted (the destinations of its `PropertiesChanged`).
-  public func claimers(_ api: ClaimAPI) -> [String] { (holders[api] ?? []).sorted() }
+  public func claimers(_ api: ClaimTarget) -> [String] { (holders[api] ?? []).sorted() }
 
   /// The number of distinct clients holding a claim.
   public var clientCount: Int {
-    ClaimAPI.allCases.reduce(into: Set<String>()) { $0.formUnion(holders[$1] ?? []) }.count
+    ClaimTarget.allCases.reduce(into: Set<String>()) { $0.formUnion(holders[$1] ?? []) }.count
   }
 
   /// The number of claims, counting a client once per API.
-  public var claimCount: Int { ClaimAPI.allCases.reduce(0) { $0 + (holders[$1]?.count ?? 0) } }
+  public var claimCount: Int { ClaimTarget.allCases.reduce(0) { $0 + (holders[$1]?.count ?? 0) } }
 
   /// Whether nobody holds a claim: then nothing is sampled.
   public var isEmpty: Bool { claimCount == 0 }

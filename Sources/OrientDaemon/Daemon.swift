@@ -3,6 +3,7 @@ import DBusKit
 import Glibc
 import OrientCore
 import OrientLog
+import OrientWire
 import SystemKit
 
 /// How the daemon runs: which bus, whether it serves iio-sensor-proxy's API, where the
@@ -81,33 +82,17 @@ public final class OrientDaemon {
   private var tracker: DBusClientTracker?
   private var gate: ClaimGate?
   private var ownedNames: [String] = []
-  private var held: [(invocation: DBusMethodInvocation, api: ClaimAPI)] = []
+  private var held: [(invocation: DBusMethodInvocation, api: ClaimTarget)] = []
   private var holdTimer: EventLoop.Timer?
   private var awaitingFirstReading = false
   private var lastGravity: (vector: Vector3, time: Double)?
   /// Whether the detector's finding that the sensor's scale is off was logged.
   private var scaleReported = false
 
-  /// `/org/orientd/Orientation1`.
-  static let orientdPath = path("/org/orientd/Orientation1")
-  /// `/org/orientd/Posture1`.
-  static let posturePath = path("/org/orientd/Posture1")
-  /// `/net/hadess/SensorProxy`.
-  static let sensorProxyPath = path("/net/hadess/SensorProxy")
-  /// `/net/hadess/SensorProxy/Compass`.
-  static let compassPath = path("/net/hadess/SensorProxy/Compass")
   /// orientd's own bus name and interface.
-  public static let orientdName = "org.orientd.Orientation1"
+  public static let orientdName = Wire.orientdName
   /// iio-sensor-proxy's bus name and interface.
-  public static let sensorProxyName = "net.hadess.SensorProxy"
-  /// The polkit action iio-sensor-proxy 3.4+ checks on every claim and release of its API
-  /// (orientd too, with polkit/org.orientd.SensorProxy.policy), so that rules written for it
-  /// apply to orientd.
-  public static let claimSensorAction = "net.hadess.SensorProxy.claim-sensor"
-
-  private static func path(_ text: String) -> DBusObjectPath {
-    (try? DBusObjectPath(text)) ?? .root
-  }
+  public static let sensorProxyName = Wire.sensorProxyName
 
   /// Creates the daemon; `start()` enumerates sensors and goes on the bus.
   ///
@@ -186,55 +171,59 @@ public final class OrientDaemon {
       self?.vanished(name)
     }
     let handlers = BusInterfaces.Handlers(
-      claim: { [weak self] invocation, api in
-        if let self { self.claim(invocation, api) } else { invocation.reply() }
+      claim: { [weak self] invocation, target in
+        guard let self else { return invocation.reply() }
+        self.authorize(invocation, target) {
+          if let kind = target.ambientKind {
+            self.ambient.claim(invocation, kind)
+          } else {
+            self.claim(invocation, target)
+          }
+        }
       },
-      release: { [weak self] sender, api in self?.release(sender, api) },
+      release: { [weak self] invocation, target in
+        guard let self else { return invocation.reply() }
+        self.authorize(invocation, target) {
+          if let kind = target.ambientKind {
+            self.ambient.release(invocation.sender, kind)
+          } else {
+            self.release(invocation.sender, target)
+          }
+          invocation.reply()
+        }
+      },
       reading: { [weak self] () throws(DBusError) -> [DBusValue] in
         guard let self else { throw DBusError(.failed, "shutting down") }
         return try self.reading()
-      },
-      ambientClaim: { [weak self] invocation, kind in
-        if let self { self.ambient.claim(invocation, kind) } else { invocation.reply() }
-      },
-      ambientRelease: { [weak self] sender, kind in self?.ambient.release(sender, kind) },
-      authorize: { [weak self] invocation, proceed in
-        // Shutting down: nothing may start a sensor after stopAll (the gate's own queue is
-        // failed the same way when it closes).
-        guard let self, self.exitStatus == nil else {
-          return invocation.fail(.failed, "orientd is shutting down")
-        }
-        guard let gate = self.gate else { return proceed() }
-        gate.authorize(invocation, then: proceed)
       })
     gate = ClaimGate(
-      authority: PolkitAuthority(connection: connection, action: OrientDaemon.claimSensorAction),
+      authority: PolkitAuthority(connection: connection, action: Wire.claimSensorAction),
       logger: logger.child("polkit"))
     ambient.attach(connection)
     do {
-      try connection.export([BusInterfaces.orientd(handlers)], at: OrientDaemon.orientdPath)
-      try publish(OrientdProperty.self, at: OrientDaemon.orientdPath, to: nil, on: connection)
-      try connection.export([BusInterfaces.posture(handlers)], at: OrientDaemon.posturePath)
-      try publish(PostureProperty.self, at: OrientDaemon.posturePath, to: nil, on: connection)
+      try connection.export([BusInterfaces.orientd(handlers)], at: Wire.orientationPath)
+      try publish(OrientdProperty.self, at: Wire.orientationPath, to: nil, on: connection)
+      try connection.export([BusInterfaces.posture(handlers)], at: Wire.posturePath)
+      try publish(PostureProperty.self, at: Wire.posturePath, to: nil, on: connection)
     } catch {
-      throw DaemonError("cannot export \(OrientDaemon.orientdPath): \(error)")
+      throw DaemonError("cannot export \(Wire.orientationPath): \(error)")
     }
     try own(OrientDaemon.orientdName, required: true)
     if options.compatibility {
       do {
         try connection.export(
-          [BusInterfaces.sensorProxy(handlers)], at: OrientDaemon.sensorProxyPath)
-        try connection.export([BusInterfaces.compass(handlers)], at: OrientDaemon.compassPath)
+          [BusInterfaces.sensorProxy(handlers)], at: Wire.sensorProxyPath)
+        try connection.export([BusInterfaces.compass(handlers)], at: Wire.compassPath)
         try publish(
-          SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath, to: nil, on: connection)
-        try publish(CompassProperty.self, at: OrientDaemon.compassPath, to: nil, on: connection)
+          SensorProxyProperty.self, at: Wire.sensorProxyPath, to: nil, on: connection)
+        try publish(CompassProperty.self, at: Wire.compassPath, to: nil, on: connection)
       } catch {
-        throw DaemonError("cannot export \(OrientDaemon.sensorProxyPath): \(error)")
+        throw DaemonError("cannot export \(Wire.sensorProxyPath): \(error)")
       }
       servesCompatibility = try own(OrientDaemon.sensorProxyName, required: false)
       if !servesCompatibility {
-        connection.unexport(OrientDaemon.sensorProxyPath)
-        connection.unexport(OrientDaemon.compassPath)
+        connection.unexport(Wire.sensorProxyPath)
+        connection.unexport(Wire.compassPath)
       }
     }
     let names = ownedNames.joined(separator: " and ")
@@ -243,6 +232,18 @@ public final class OrientDaemon {
         + (published.hasAccelerometer
           ? "accelerometer \(manager.active?.description.sysname ?? "?")"
           : "no accelerometer yet"))
+  }
+
+  /// Runs `proceed` once `invocation` may act on `target`: at once for orientd's own API,
+  /// after polkit for a target with a polkit action (`ClaimGate`); never while shutting down.
+  private func authorize(
+    _ invocation: DBusMethodInvocation, _ target: ClaimTarget, then proceed: @escaping () -> Void
+  ) {
+    // Shutting down: nothing may start a sensor after stopAll (the gate's own queue is failed
+    // the same way when it closes).
+    guard exitStatus == nil else { return invocation.fail(.failed, "orientd is shutting down") }
+    guard target.polkitAction != nil, let gate else { return proceed() }
+    gate.authorize(invocation, then: proceed)
   }
 
   /// Requests `name`; a required name that cannot be had is an error, an optional one is
@@ -347,7 +348,7 @@ public final class OrientDaemon {
 
   // MARK: Claims
 
-  private func claim(_ invocation: DBusMethodInvocation, _ api: ClaimAPI) {
+  private func claim(_ invocation: DBusMethodInvocation, _ api: ClaimTarget) {
     let sender = invocation.sender
     guard !sender.isEmpty, exitStatus == nil else {
       invocation.reply()
@@ -371,29 +372,29 @@ public final class OrientDaemon {
   /// (GDBusProxy caches them when it is created) may have missed a change sent before it was a
   /// claimer, and would otherwise show a stale or undefined orientation until the next change.
   /// A held claim needs none: its client was a claimer when the first reading was published.
-  private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimAPI, held: Bool = false) {
+  private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimTarget, held: Bool = false) {
     if !held, let connection, connection.isConnected, exitStatus == nil {
       let to = [invocation.sender]
       switch api {
       case .orientd:
         emit(
           [.hasAccelerometer, .orientation, .rotation, .tilt] as [OrientdProperty],
-          at: OrientDaemon.orientdPath, to: to, on: connection)
+          at: Wire.orientationPath, to: to, on: connection)
       case .sensorProxy where servesCompatibility:
         emit(
           [.hasAccelerometer, .accelerometerOrientation, .accelerometerTilt]
-            as [SensorProxyProperty], at: OrientDaemon.sensorProxyPath, to: to, on: connection)
-      case .sensorProxy:
-        break
+            as [SensorProxyProperty], at: Wire.sensorProxyPath, to: to, on: connection)
       case .posture:
         emit(
-          PostureProperty.allCases, at: OrientDaemon.posturePath, to: to, on: connection)
+          PostureProperty.allCases, at: Wire.posturePath, to: to, on: connection)
+      case .sensorProxy, .light, .proximity, .compass:
+        break
       }
     }
     invocation.reply()
   }
 
-  private func release(_ sender: String, _ api: ClaimAPI) {
+  private func release(_ sender: String, _ api: ClaimTarget) {
     guard claims.holds(sender) else { return }
     if claims.release(sender, api) { tracker?.untrack(sender) }
     logger.debug("\(sender) released through \(api.rawValue); \(claims.clientCount) client(s)")
@@ -486,11 +487,11 @@ public final class OrientDaemon {
 
   private func reading() throws(DBusError) -> [DBusValue] {
     guard published.hasAccelerometer else {
-      throw DBusError(BusInterfaces.noAccelerometer, "orientd has no display accelerometer")
+      throw DBusError(Wire.noAccelerometerError, "orientd has no display accelerometer")
     }
     guard let last = lastGravity else {
       throw DBusError(
-        BusInterfaces.noReading,
+        Wire.noReadingError,
         "no reading yet: the sensor is read only while a client holds a claim; call Claim first")
     }
     let micros = UInt64(max(0, (last.time * 1e6).rounded()))
@@ -569,15 +570,15 @@ public final class OrientDaemon {
     // client that only claims once HasAccelerometer is true would otherwise never hear that a
     // sensor arrived.
     announce(
-      OrientdProperty.self, at: OrientDaemon.orientdPath, to: claims.claimers(.orientd),
+      OrientdProperty.self, at: Wire.orientationPath, to: claims.claimers(.orientd),
       on: connection)
     if servesCompatibility {
       announce(
-        SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath,
+        SensorProxyProperty.self, at: Wire.sensorProxyPath,
         to: claims.claimers(.sensorProxy), on: connection)
     }
     announce(
-      PostureProperty.self, at: OrientDaemon.posturePath, to: claims.claimers(.posture),
+      PostureProperty.self, at: Wire.posturePath, to: claims.claimers(.posture),
       on: connection)
   }
 
@@ -588,9 +589,9 @@ public final class OrientDaemon {
     guard let connection, connection.isConnected, servesCompatibility else { return }
     let to = ambient.claims.claimers(kind)
     if kind == .compass {
-      announce(CompassProperty.self, at: OrientDaemon.compassPath, to: to, on: connection)
+      announce(CompassProperty.self, at: Wire.compassPath, to: to, on: connection)
     } else {
-      announce(SensorProxyProperty.self, at: OrientDaemon.sensorProxyPath, to: to, on: connection)
+      announce(SensorProxyProperty.self, at: Wire.sensorProxyPath, to: to, on: connection)
     }
   }
 

@@ -1,94 +1,70 @@
 import Accelerometer
 import DBusKit
+import OrientWire
 
 /// The D-Bus interfaces orientd exports, described once; `dbus/*.xml` are these descriptions
 /// written out (a test compares them with what the daemon serves).
 ///
-/// The methods call back into the daemon through `Handlers`, so the descriptions stay free
-/// of daemon state. The properties are the cases of `OrientdProperty`, `SensorProxyProperty`
-/// and `CompassProperty`; their values are published by the daemon (`DBusConnection.publish`).
+/// Each interface's claim and release methods are the `ClaimTarget`s whose `interface` it is
+/// (OrientWire), all handled by one claim path (`Handlers.claim`, `Handlers.release`); the
+/// properties are the cases of the wire's property enums, whose values the daemon publishes
+/// (`DBusConnection.publish`).
 enum BusInterfaces {
   /// What the exported methods ask the daemon.
   struct Handlers {
-    /// A claim arrived through `api` (answer `invocation` now or later).
-    var claim: (DBusMethodInvocation, ClaimAPI) -> Void
-    /// A release arrived through `api`.
-    var release: (String, ClaimAPI) -> Void
+    /// A claim of `target` (authorized when the target has a polkit action); answer the
+    /// invocation now or later.
+    var claim: (DBusMethodInvocation, ClaimTarget) -> Void
+    /// A release of `target` (authorized likewise); answer the invocation.
+    var release: (DBusMethodInvocation, ClaimTarget) -> Void
     /// `GetReading`.
     var reading: () throws(DBusError) -> [DBusValue]
-    /// `ClaimLight`, `ClaimProximity`, `ClaimCompass` (answer now or later).
-    var ambientClaim: (DBusMethodInvocation, AmbientKind) -> Void = { invocation, _ in
-      invocation.reply()
-    }
-    /// `ReleaseLight`, `ReleaseProximity`, `ReleaseCompass`.
-    var ambientRelease: (String, AmbientKind) -> Void = { _, _ in }
-    /// Runs the closure once the caller may claim and release through iio-sensor-proxy's API
-    /// (polkit), or fails the invocation; orientd's own API is not checked.
-    var authorize: (DBusMethodInvocation, @escaping () -> Void) -> Void = { _, proceed in
-      proceed()
-    }
   }
 
-  /// `org.orientd.Orientation1.Error.NoAccelerometer`: `GetReading` with no sensor.
-  static let noAccelerometer = DBusError.Name("org.orientd.Orientation1.Error.NoAccelerometer")
-  /// `org.orientd.Orientation1.Error.NoReading`: `GetReading` before the first sample.
-  static let noReading = DBusError.Name("org.orientd.Orientation1.Error.NoReading")
+  /// The `Claim*`/`Release*` methods of the targets claimed through `interface`.
+  private static func claimMethods(_ h: Handlers, interface: String) -> [DBusMethod] {
+    ClaimTarget.allCases.filter { $0.interface == interface }.flatMap { target in
+      [
+        DBusMethod(target.claimMethod) { (invocation) throws(DBusError) in
+          h.claim(invocation, target)
+        },
+        DBusMethod(target.releaseMethod) { (invocation) throws(DBusError) in
+          h.release(invocation, target)
+        },
+      ]
+    }
+  }
 
   /// `org.orientd.Orientation1` at `/org/orientd/Orientation1`.
   static func orientd(_ h: Handlers) -> DBusInterface {
     DBusInterface(
       OrientdProperty.interface,
-      methods: [
-        DBusMethod("Claim") { (invocation) throws(DBusError) in h.claim(invocation, .orientd) },
-        DBusMethod("Release") { (invocation) throws(DBusError) -> [DBusValue] in
-          h.release(invocation.sender, .orientd)
-          return []
-        },
+      methods: claimMethods(h, interface: OrientdProperty.interface) + [
         DBusMethod(
-          "GetReading",
+          Wire.getReadingMethod,
           out: [
             DBusArgument("x", .double), DBusArgument("y", .double), DBusArgument("z", .double),
             DBusArgument("timestamp", .uint64),
           ]
-        ) { (_) throws(DBusError) -> [DBusValue] in try h.reading() },
+        ) { (_) throws(DBusError) -> [DBusValue] in try h.reading() }
       ],
       properties: OrientdProperty.allCases.map(DBusProperty.published))
   }
 
-  /// `Claim<Kind>`/`Release<Kind>` of an ambient sensor, each authorized first.
-  private static func ambientMethods(_ h: Handlers, _ kind: AmbientKind, _ name: String)
-    -> [DBusMethod]
-  {
-    [
-      DBusMethod("Claim\(name)") { (invocation) throws(DBusError) in
-        h.authorize(invocation) { h.ambientClaim(invocation, kind) }
-      },
-      DBusMethod("Release\(name)") { (invocation) throws(DBusError) in
-        h.authorize(invocation) {
-          h.ambientRelease(invocation.sender, kind)
-          invocation.reply()
-        }
-      },
-    ]
+  /// `org.orientd.Posture1` at `/org/orientd/Posture1`: its own claim, so that the base
+  /// accelerometer is read only for clients that want the posture.
+  static func posture(_ h: Handlers) -> DBusInterface {
+    DBusInterface(
+      PostureProperty.interface, methods: claimMethods(h, interface: PostureProperty.interface),
+      properties: PostureProperty.allCases.map(DBusProperty.published))
   }
 
   /// `net.hadess.SensorProxy` at `/net/hadess/SensorProxy`: iio-sensor-proxy's accelerometer,
-  /// ambient light and proximity. Every claim and release is authorized first (3.4+ checks
-  /// releases too).
+  /// ambient light and proximity.
   static func sensorProxy(_ h: Handlers) -> DBusInterface {
     DBusInterface(
       SensorProxyProperty.interface,
-      methods: [
-        DBusMethod("ClaimAccelerometer") { (invocation) throws(DBusError) in
-          h.authorize(invocation) { h.claim(invocation, .sensorProxy) }
-        },
-        DBusMethod("ReleaseAccelerometer") { (invocation) throws(DBusError) in
-          h.authorize(invocation) {
-            h.release(invocation.sender, .sensorProxy)
-            invocation.reply()
-          }
-        },
-      ] + ambientMethods(h, .light, "Light") + ambientMethods(h, .proximity, "Proximity"),
+      methods: claimMethods(h, interface: SensorProxyProperty.interface),
       properties: SensorProxyProperty.allCases.map(DBusProperty.published),
       readOnlyPropertyError: .invalidArgs)
   }
@@ -96,8 +72,7 @@ enum BusInterfaces {
   /// `net.hadess.SensorProxy.Compass` at `/net/hadess/SensorProxy/Compass`.
   static func compass(_ h: Handlers) -> DBusInterface {
     DBusInterface(
-      CompassProperty.interface,
-      methods: ambientMethods(h, .compass, "Compass"),
+      CompassProperty.interface, methods: claimMethods(h, interface: CompassProperty.interface),
       properties: CompassProperty.allCases.map(DBusProperty.published),
       readOnlyPropertyError: .invalidArgs)
   }
@@ -113,38 +88,7 @@ public protocol PublishedProperty: DBusPropertyName {
   func value(in state: PublishedState) -> DBusValue
 }
 
-/// The properties of `org.orientd.Orientation1`, in introspection order.
-public enum OrientdProperty: String, PublishedProperty {
-  /// `b`: a display accelerometer is present. Its changes are broadcast.
-  case hasAccelerometer = "HasAccelerometer"
-  /// `s`: the committed orientation.
-  case orientation = "Orientation"
-  /// `u`: the clockwise rotation in degrees; sent whenever `Orientation` is.
-  case rotation = "Rotation"
-  /// `s`: the tilt.
-  case tilt = "Tilt"
-  /// `a{sv}`: the sensor's description.
-  case sensor = "Sensor"
-
-  /// `org.orientd.Orientation1`.
-  public static let interface = "org.orientd.Orientation1"
-
-  /// The D-Bus type.
-  public var type: DBusType {
-    switch self {
-    case .hasAccelerometer: .boolean
-    case .orientation, .tilt: .string
-    case .rotation: .uint32
-    case .sensor: .stringVariantDictionary
-    }
-  }
-
-  /// `Rotation` travels with `Orientation` (undefined and normal are both rotation 0).
-  public var sentWith: [OrientdProperty] { self == .rotation ? [.orientation] : [] }
-
-  /// A sensor appearing or going away is broadcast (see `OrientDaemon`).
-  public var isBroadcastOnChange: Bool { self == .hasAccelerometer }
-
+extension OrientdProperty: PublishedProperty {
   /// The value in `state`.
   public func value(in state: PublishedState) -> DBusValue {
     switch self {
@@ -157,48 +101,7 @@ public enum OrientdProperty: String, PublishedProperty {
   }
 }
 
-/// The properties of `net.hadess.SensorProxy`, in introspection order.
-public enum SensorProxyProperty: String, PublishedProperty {
-  /// `b`. Its changes are broadcast.
-  case hasAccelerometer = "HasAccelerometer"
-  /// `s`; sent whenever `HasAccelerometer` is (iio-sensor-proxy's clients expect both in one
-  /// signal).
-  case accelerometerOrientation = "AccelerometerOrientation"
-  /// `s`.
-  case accelerometerTilt = "AccelerometerTilt"
-  /// `b`. Its changes are broadcast.
-  case hasAmbientLight = "HasAmbientLight"
-  /// `s`: `lux` or `vendor`.
-  case lightLevelUnit = "LightLevelUnit"
-  /// `d`: 0 until a claimed sensor was read.
-  case lightLevel = "LightLevel"
-  /// `b`. Its changes are broadcast.
-  case hasProximity = "HasProximity"
-  /// `b`: false until a claimed sensor was read.
-  case proximityNear = "ProximityNear"
-
-  /// `net.hadess.SensorProxy`.
-  public static let interface = "net.hadess.SensorProxy"
-
-  /// The D-Bus type.
-  public var type: DBusType {
-    switch self {
-    case .hasAccelerometer, .hasAmbientLight, .hasProximity, .proximityNear: .boolean
-    case .accelerometerOrientation, .accelerometerTilt, .lightLevelUnit: .string
-    case .lightLevel: .double
-    }
-  }
-
-  /// `AccelerometerOrientation` travels with `HasAccelerometer`.
-  public var sentWith: [SensorProxyProperty] {
-    self == .accelerometerOrientation ? [.hasAccelerometer] : []
-  }
-
-  /// A sensor appearing or going away is broadcast (see `OrientDaemon`).
-  public var isBroadcastOnChange: Bool {
-    self == .hasAccelerometer || self == .hasAmbientLight || self == .hasProximity
-  }
-
+extension SensorProxyProperty: PublishedProperty {
   /// The value in `state`.
   public func value(in state: PublishedState) -> DBusValue {
     switch self {
@@ -214,32 +117,27 @@ public enum SensorProxyProperty: String, PublishedProperty {
   }
 }
 
-/// The properties of `net.hadess.SensorProxy.Compass`.
-public enum CompassProperty: String, PublishedProperty {
-  /// `b`. Its changes are broadcast (only geoclue may listen: dbus/orientd.conf).
-  case hasCompass = "HasCompass"
-  /// `d`: degrees from north; -1 until a claimed compass was read.
-  case compassHeading = "CompassHeading"
-
-  /// `net.hadess.SensorProxy.Compass`.
-  public static let interface = "net.hadess.SensorProxy.Compass"
-
-  /// The D-Bus type.
-  public var type: DBusType {
-    switch self {
-    case .hasCompass: .boolean
-    case .compassHeading: .double
-    }
-  }
-
-  /// A compass appearing or going away is broadcast.
-  public var isBroadcastOnChange: Bool { self == .hasCompass }
-
+extension CompassProperty: PublishedProperty {
   /// The value in `state`.
   public func value(in state: PublishedState) -> DBusValue {
     switch self {
     case .hasCompass: .boolean(state.ambient.hasCompass)
     case .compassHeading: .double(state.ambient.compassHeading)
+    }
+  }
+}
+
+extension PostureProperty: PublishedProperty {
+  /// The value in `state`.
+  public func value(in state: PublishedState) -> DBusValue {
+    let p = state.posture
+    switch self {
+    case .hasHinge: return .boolean(p.hasHinge)
+    case .hingeAngle: return .double(p.hinge.angle)
+    case .hingeAngleReliable: return .boolean(p.hinge.isReliable)
+    case .posture: return .string(p.hinge.posture.rawValue)
+    case .tabletMode: return .boolean(p.tabletMode)
+    case .tabletModeSource: return .string(p.tabletModeSource)
     }
   }
 }

@@ -5,6 +5,7 @@ import DeviceDiscovery
 import EvdevKit
 import OrientCore
 import OrientLog
+import OrientWire
 import SystemKit
 
 /// What `org.orientd.Posture1` publishes.
@@ -22,73 +23,6 @@ public struct PostureState: Equatable, Sendable {
 
   /// Nothing known.
   public init() {}
-}
-
-/// The properties of `org.orientd.Posture1` (at `/org/orientd/Posture1`), in introspection
-/// order.
-public enum PostureProperty: String, PublishedProperty {
-  /// `b`: a display and a base accelerometer are present. Its changes are broadcast.
-  case hasHinge = "HasHinge"
-  /// `d`: the hinge angle in degrees, NaN while unreliable.
-  case hingeAngle = "HingeAngle"
-  /// `b`: whether `HingeAngle` can be trusted; sent whenever `HingeAngle` is.
-  case hingeAngleReliable = "HingeAngleReliable"
-  /// `s`: closed, laptop, flat, tent, stand, tablet or undefined.
-  case posture = "Posture"
-  /// `b`: tablet mode (keyboard unusable).
-  case tabletMode = "TabletMode"
-  /// `s`: switch, hinge or none.
-  case tabletModeSource = "TabletModeSource"
-
-  /// `org.orientd.Posture1`.
-  public static let interface = "org.orientd.Posture1"
-
-  /// The D-Bus type.
-  public var type: DBusType {
-    switch self {
-    case .hasHinge, .hingeAngleReliable, .tabletMode: .boolean
-    case .hingeAngle: .double
-    case .posture, .tabletModeSource: .string
-    }
-  }
-
-  /// `HingeAngleReliable` travels with `HingeAngle`.
-  public var sentWith: [PostureProperty] { self == .hingeAngleReliable ? [.hingeAngle] : [] }
-
-  /// A hinge appearing or going away is broadcast, as `HasAccelerometer` is.
-  public var isBroadcastOnChange: Bool { self == .hasHinge }
-
-  /// The value in `state`.
-  public func value(in state: PublishedState) -> DBusValue {
-    let p = state.posture
-    switch self {
-    case .hasHinge: return .boolean(p.hasHinge)
-    case .hingeAngle: return .double(p.hinge.angle)
-    case .hingeAngleReliable: return .boolean(p.hinge.isReliable)
-    case .posture: return .string(p.hinge.posture.rawValue)
-    case .tabletMode: return .boolean(p.tabletMode)
-    case .tabletModeSource: return .string(p.tabletModeSource)
-    }
-  }
-}
-
-extension BusInterfaces {
-  /// `org.orientd.Posture1` at `/org/orientd/Posture1`: its own claim, so that the base
-  /// accelerometer is read only for clients that want the posture.
-  static func posture(_ h: Handlers) -> DBusInterface {
-    DBusInterface(
-      PostureProperty.interface,
-      methods: [
-        DBusMethod("ClaimPosture") { (invocation) throws(DBusError) in
-          h.claim(invocation, .posture)
-        },
-        DBusMethod("ReleasePosture") { (invocation) throws(DBusError) -> [DBusValue] in
-          h.release(invocation.sender, .posture)
-          return []
-        },
-      ],
-      properties: PostureProperty.allCases.map(DBusProperty.published))
-  }
 }
 
 /// The convertible side of the daemon: the base accelerometer, the hinge tracker, a firmware

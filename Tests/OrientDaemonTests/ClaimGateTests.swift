@@ -1,4 +1,5 @@
 import Glibc
+import OrientWire
 import TestSupport
 import Testing
 
@@ -39,8 +40,9 @@ struct ClaimGateTests {
       devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light, bus: bus)
     func call(_ method: String) -> [String] {
       [
-        "gdbus", "call", "--address", bus.address, "--dest", "net.hadess.SensorProxy",
-        "--object-path", "/net/hadess/SensorProxy", "--method", "net.hadess.SensorProxy.\(method)",
+        "gdbus", "call", "--address", bus.address, "--dest", Wire.sensorProxyName,
+        "--object-path", Wire.sensorProxyPath.rawValue, "--method",
+        "\(Wire.sensorProxyName).\(method)",
       ]
     }
     // The first client's check is held by the stand-in for 10 s.

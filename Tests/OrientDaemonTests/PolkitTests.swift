@@ -1,4 +1,5 @@
 import Glibc
+import OrientWire
 import TestSupport
 import Testing
 
@@ -113,11 +114,11 @@ struct PolkitTests {
 
   private func call(
     _ fixture: DaemonFixture, _ method: String, as user: [String] = [],
-    path: String = "/net/hadess/SensorProxy", interface: String = "net.hadess.SensorProxy"
+    path: String = Wire.sensorProxyPath.rawValue, interface: String = Wire.sensorProxyName
   ) throws -> String {
     let result = try fixture.client(
       user + [
-        "gdbus", "call", "--address", fixture.bus.address, "--dest", "net.hadess.SensorProxy",
+        "gdbus", "call", "--address", fixture.bus.address, "--dest", Wire.sensorProxyName,
         "--object-path", path, "--method", "\(interface).\(method)",
       ])
     return result.stdout + result.stderr
@@ -149,7 +150,7 @@ struct PolkitTests {
       "50-orientd-test.rules",
       """
       polkit.addRule(function(action, subject) {
-        if (action.id == "net.hadess.SensorProxy.claim-sensor" && subject.user == "nobody")
+        if (action.id == "\(Wire.claimSensorAction)" && subject.user == "nobody")
           return polkit.Result.YES;
       });
       """)
