@@ -59,7 +59,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
   /// Reads the configuration: `path` if given (it must exist), otherwise
   /// `/etc/orientd.conf` if it exists, otherwise the defaults.
   ///
-  /// - Throws: `DaemonConfigurationError`: `unreadable` (exit 66) or `invalid` (exit 65).
+  /// - Throws: `DaemonConfigurationError`: status `noInput` (66) or `dataError` (65).
   public static func load(path: String?, defaultPath: String = defaultPath)
     throws(DaemonConfigurationError) -> DaemonConfiguration
   {
@@ -76,42 +76,17 @@ public struct DaemonConfiguration: Equatable, Sendable {
       let file = try FileDescriptor(path: chosen)
       bytes = try file.readToEnd(limit: ConfigFile.maxBytes)
     } catch {
-      throw DaemonConfigurationError(
-        .unreadable, "cannot read the configuration: \(error)")
+      throw DaemonConfigurationError(.noInput, "cannot read the configuration: \(error)")
     }
     do {
       return try DaemonConfiguration(
         parsing: String(decoding: bytes, as: UTF8.self), source: chosen)
     } catch {
-      throw DaemonConfigurationError(.invalid, error.description)
+      throw DaemonConfigurationError(.dataError, error.description)
     }
   }
 }
 
-/// Why the configuration could not be loaded.
-public struct DaemonConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The class of problem.
-  public enum Kind: Sendable, Equatable {
-    /// The file cannot be opened or read (exit 66).
-    case unreadable
-    /// Its content is wrong (exit 65); the message names `path:line`.
-    case invalid
-  }
-
-  /// The class.
-  public var kind: Kind
-  /// What is wrong, where.
-  public var message: String
-
-  /// Creates an error.
-  public init(_ kind: Kind, _ message: String) {
-    self.kind = kind
-    self.message = message
-  }
-
-  /// The exit status for it: `noInput` (66) or `dataError` (65).
-  public var status: ExitStatus { kind == .unreadable ? .noInput : .dataError }
-
-  /// The message.
-  public var description: String { message }
-}
+/// Why the configuration could not be loaded: `noInput` (66) for a file that cannot be read,
+/// `dataError` (65) for one whose content is wrong (the message names `path:line`).
+public typealias DaemonConfigurationError = StatusError

@@ -22,23 +22,6 @@ public struct DaemonOptions: Equatable, Sendable {
   public init() {}
 }
 
-/// A failure that stops the daemon, with its exit status.
-public struct DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// What went wrong, where, and what to do.
-  public var message: String
-  /// The exit status: `unavailable` when the bus, a bus name or udev is unavailable.
-  public var status: ExitStatus
-
-  /// Creates an error.
-  public init(_ message: String, status: ExitStatus = .unavailable) {
-    self.message = message
-    self.status = status
-  }
-
-  /// The message.
-  public var description: String { message }
-}
-
 /// orientd: one `EventLoop` owns the sensor (`SensorManager`), the detector, the bus
 /// connection with both APIs, the claims and the signals.
 ///
@@ -96,10 +79,10 @@ public final class OrientDaemon {
 
   /// Creates the daemon; `start()` enumerates sensors and goes on the bus.
   ///
-  /// - Throws: `DaemonError` if udev cannot be used.
+  /// - Throws: `StatusError` if udev cannot be used.
   public init(
     options: DaemonOptions, configuration: DaemonConfiguration, loop: EventLoop, logger: Logger
-  ) throws(DaemonError) {
+  ) throws(StatusError) {
     self.options = options
     self.configuration = configuration
     self.loop = loop
@@ -111,7 +94,7 @@ public final class OrientDaemon {
       ambient = try AmbientService(
         loop: loop, logger: logger, claimReplyBound: options.claimReplyBound)
     } catch {
-      throw DaemonError("cannot use udev: \(error)")
+      throw StatusError(.unavailable, "cannot use udev: \(error)")
     }
     ambient.setIntervals(configuration.accelerometer.sampling)
     posture = PostureController(
@@ -128,15 +111,15 @@ public final class OrientDaemon {
   /// APIs and takes the names: `org.orientd.Orientation1`, then (unless disabled or owned by
   /// someone else, e.g. iio-sensor-proxy) `net.hadess.SensorProxy`.
   ///
-  /// - Throws: `DaemonError` (69) when udev, the bus or `org.orientd.Orientation1` is not
+  /// - Throws: `StatusError` (69) when udev, the bus or `org.orientd.Orientation1` is not
   ///   available.
-  public func start() throws(DaemonError) {
+  public func start() throws(StatusError) {
     manager.onSensorChange = { [weak self] status in self?.sensorChanged(status) }
     manager.onSample = { [weak self] sample in self?.process(sample) }
     do {
       try manager.begin()
     } catch {
-      throw DaemonError("cannot enumerate IIO devices with udev: \(error)")
+      throw StatusError(.unavailable, "cannot enumerate IIO devices with udev: \(error)")
     }
     if let status = manager.active {
       published.hasAccelerometer = true
@@ -152,7 +135,8 @@ public final class OrientDaemon {
     do {
       try ambient.begin()
     } catch {
-      throw DaemonError("cannot enumerate light, proximity and compass sensors: \(error)")
+      throw StatusError(
+        .unavailable, "cannot enumerate light, proximity and compass sensors: \(error)")
     }
     published.ambient = ambient.state
 
@@ -160,7 +144,7 @@ public final class OrientDaemon {
     do {
       connection = try DBusConnection(bus: options.bus, loop: loop, logger: logger.child("dbus"))
     } catch {
-      throw DaemonError("\(error.message)")
+      throw StatusError(.unavailable, "\(error.message)")
     }
     self.connection = connection
     connection.onDisconnect = { [weak self] in self?.busLost() }
@@ -206,7 +190,7 @@ public final class OrientDaemon {
       try connection.export([BusInterfaces.posture(handlers)], at: Wire.posturePath)
       try publish(PostureProperty.self, at: Wire.posturePath, to: nil, on: connection)
     } catch {
-      throw DaemonError("cannot export \(Wire.orientationPath): \(error)")
+      throw StatusError(.unavailable, "cannot export \(Wire.orientationPath): \(error)")
     }
     try own(OrientDaemon.orientdName, required: true)
     if options.compatibility {
@@ -218,7 +202,7 @@ public final class OrientDaemon {
           SensorProxyProperty.self, at: Wire.sensorProxyPath, to: nil, on: connection)
         try publish(CompassProperty.self, at: Wire.compassPath, to: nil, on: connection)
       } catch {
-        throw DaemonError("cannot export \(Wire.sensorProxyPath): \(error)")
+        throw StatusError(.unavailable, "cannot export \(Wire.sensorProxyPath): \(error)")
       }
       servesCompatibility = try own(OrientDaemon.sensorProxyName, required: false)
       if !servesCompatibility {
@@ -249,7 +233,7 @@ public final class OrientDaemon {
   /// Requests `name`; a required name that cannot be had is an error, an optional one is
   /// logged and skipped.
   @discardableResult
-  private func own(_ name: String, required: Bool) throws(DaemonError) -> Bool {
+  private func own(_ name: String, required: Bool) throws(StatusError) -> Bool {
     guard let connection else { return false }
     let problem: String
     do {
@@ -274,7 +258,7 @@ public final class OrientDaemon {
         problem = "cannot own \(name): \(error)"
       }
     }
-    if required { throw DaemonError(problem) }
+    if required { throw StatusError(.unavailable, problem) }
     logger.notice(problem)
     return false
   }

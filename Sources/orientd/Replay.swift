@@ -113,10 +113,7 @@ enum Replay {
     return JSONValue.object(members).encoded() + "\n"
   }
 
-  private struct Failure: Error {
-    var message: String
-    var status: ExitStatus
-  }
+  private typealias Failure = StatusError
 
   /// Defaults, then `--config`, then each `--set`, then the cross-checks; hinge keys
   /// (`[posture]`, `--set hinge-axis=...`) go to the hinge tracker.
@@ -132,10 +129,10 @@ enum Replay {
         bytes = try file.readToEnd(limit: ConfigFile.maxBytes)
       } catch {
         return .failure(
-          Failure(message: "cannot read config \(path): \(error.reason)", status: .noInput))
+          Failure(.noInput, "cannot read config \(path): \(error.reason)"))
       }
       guard let text = String(validating: bytes, as: UTF8.self) else {
-        return .failure(Failure(message: "\(path): not UTF-8 text", status: .dataError))
+        return .failure(Failure(.dataError, "\(path): not UTF-8 text"))
       }
       do {
         let config = try ConfigFile(parsing: text, source: path)
@@ -144,7 +141,7 @@ enum Replay {
         }
         hinge = try PostureSettings(config).hinge
       } catch {
-        return .failure(Failure(message: error.description, status: .dataError))
+        return .failure(Failure(.dataError, error.description))
       }
     }
     do {
@@ -152,7 +149,7 @@ enum Replay {
         do {
           try hinge.set(override.key, override.value)
         } catch {
-          return .failure(Failure(message: "--set \(error)", status: .usage))
+          return .failure(Failure(.usage, "--set \(error)"))
         }
       }
       for override in options.overrides where !HingeParameters.keys.contains(override.key) {
@@ -160,7 +157,7 @@ enum Replay {
       }
       try parameters.validate(source: options.overrides.isEmpty ? "config" : "--set")
     } catch {
-      return .failure(Failure(message: error.description, status: .usage))
+      return .failure(Failure(.usage, error.description))
     }
     return .success((parameters, hinge))
   }
