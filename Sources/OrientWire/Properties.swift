@@ -79,7 +79,7 @@ public enum SensorProxyProperty: String, DBusPropertyName {
 
 /// The properties of `net.hadess.SensorProxy.Compass`.
 public enum CompassProperty: String, DBusPropertyName {
-  /// `b`. Its changes are broadcast (only geoclue may listen: dbus/orientd.conf).
+  /// `b`. Its changes are broadcast.
   case hasCompass = "HasCompass"
   /// `d`: degrees from north; -1 until a claimed compass was read.
   case compassHeading = "CompassHeading"

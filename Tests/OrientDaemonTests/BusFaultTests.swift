@@ -169,6 +169,7 @@ struct BusFaultTests {
     }
     let own = (Wire.orientdName, Wire.orientationPath.rawValue)
     let compat = (Wire.sensorProxyName, Wire.sensorProxyPath.rawValue)
+    let compass = (Wire.sensorProxyName, Wire.compassPath.rawValue)
     let properties = "org.freedesktop.DBus.Properties"
     // Allowed: the answer comes from orientd (a result, or orientd's own error).
     for (target, method, arguments, outcome) in [
@@ -186,6 +187,15 @@ struct BusFaultTests {
       (compat, "\(Wire.sensorProxyName).ReleaseLight", [], "()"),
       (compat, "\(Wire.sensorProxyName).ClaimProximity", [], "()"),
       (compat, "\(Wire.sensorProxyName).ReleaseProximity", [], "()"),
+      // The compass is for any user, as in iio-sensor-proxy 3.6+.
+      (
+        compass, "\(properties).Get", [Wire.compassInterface, "CompassHeading"],
+        "<-1.0>"
+      ),
+      (compass, "\(properties).GetAll", [Wire.compassInterface], "'HasCompass'"),
+      (compass, "org.freedesktop.DBus.Introspectable.Introspect", [], "ClaimCompass"),
+      (compass, "\(Wire.compassInterface).ClaimCompass", [], "()"),
+      (compass, "\(Wire.compassInterface).ReleaseCompass", [], "()"),
     ] {
       let result = try call(target.0, target.1, method, arguments)
       #expect(result.said.contains(outcome), "\(method): \(result.said)")
@@ -197,11 +207,7 @@ struct BusFaultTests {
       (compat, "\(properties).Set", [Wire.sensorProxyName, "HasAccelerometer", "<true>"]),
       (own, "org.orientd.Nope.Frobnicate", []),
       (own, "org.freedesktop.DBus.ObjectManager.GetManagedObjects", []),
-      // The compass is geoclue's (as in iio-sensor-proxy's policy).
-      (
-        (Wire.sensorProxyName, Wire.compassPath.rawValue),
-        "\(Wire.compassInterface).ClaimCompass", []
-      ),
+      (compass, "\(properties).Set", [Wire.compassInterface, "HasCompass", "<true>"]),
     ] {
       let result = try call(target.0, target.1, method, arguments)
       #expect(

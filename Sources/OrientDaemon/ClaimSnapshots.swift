@@ -1,0 +1,71 @@
+import Accelerometer
+import DBusKit
+import OrientWire
+
+// What a claimer is told when its claim is answered.
+//
+// A GDBus client (mutter, gnome-settings-daemon, geoclue, phosh) creates its proxy before it
+// claims: the proxy caches every property then (GetAll) and afterwards trusts that cache plus
+// PropertiesChanged, never calling Get. Changes are sent to claimers only (as iio-sensor-proxy
+// 3.1+ does), so whatever changed between the proxy's creation and the claim was not sent to
+// it: another client was already reading the sensor, or had read it in an earlier claim while
+// this one only held its proxy. Nothing in the bus protocol says when a proxy took its
+// snapshot, so every claim's answer (at once, or after the first reading) is preceded by one
+// PropertiesChanged, to that client alone, carrying every property of what it claimed with
+// its current value: the ones that differ from its snapshot are among them, and an unchanged
+// value in a PropertiesChanged is harmless to a GDBus proxy (it stores the same value).
+// iio-sensor-proxy sends a claimer only the changes that follow its claim (src/
+// iio-sensor-proxy.c: the first reading's changes, to the claimers), so its clients keep a
+// stale value until the next change in exactly these cases.
+
+extension SensorProxyProperty {
+  /// The accelerometer's properties (iio-sensor-proxy's `mask_for_sensor_type`).
+  static let accelerometer: [SensorProxyProperty] = [
+    .hasAccelerometer, .accelerometerOrientation, .accelerometerTilt,
+  ]
+
+  /// The properties of one ambient kind on `/net/hadess/SensorProxy` (the compass has its own
+  /// object).
+  static func of(_ kind: AmbientKind) -> [SensorProxyProperty] {
+    switch kind {
+    case .light: [.hasAmbientLight, .lightLevelUnit, .lightLevel]
+    case .proximity: [.hasProximity, .proximityNear]
+    case .compass: []
+    }
+  }
+}
+
+extension OrientDaemon {
+  /// Sends `sender` the current values of everything its claim of `target` is for, before
+  /// the claim is answered.
+  func sendSnapshot(of target: ClaimTarget, to sender: String) {
+    guard let connection = busConnection, !sender.isEmpty else { return }
+    if target.isCompatibility && !servesCompatibility { return }
+    let to = [sender]
+    switch target {
+    case .orientd:
+      emit(OrientdProperty.allCases, at: target.path, to: to, on: connection)
+    case .sensorProxy:
+      emit(SensorProxyProperty.accelerometer, at: target.path, to: to, on: connection)
+    case .posture:
+      emit(PostureProperty.allCases, at: target.path, to: to, on: connection)
+    case .light:
+      emit(SensorProxyProperty.of(.light), at: target.path, to: to, on: connection)
+    case .proximity:
+      emit(SensorProxyProperty.of(.proximity), at: target.path, to: to, on: connection)
+    case .compass:
+      emit(CompassProperty.allCases, at: target.path, to: to, on: connection)
+    }
+  }
+}
+
+extension AmbientKind {
+  /// The claim of this kind on the wire.
+  var claimTarget: ClaimTarget {
+    switch self {
+    case .light: .light
+    case .proximity: .proximity
+    case .compass: .compass
+    }
+  }
+}
