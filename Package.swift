@@ -76,7 +76,7 @@ let package = Package(
     // Wrappers: libudev discovery and hotplug; IIO accelerometers from udev device to samples.
     .target(name: "DeviceDiscovery", dependencies: ["CUdev", "SystemKit"]),
     .target(
-      name: "Accelerometer",
+      name: "Sensors",
       dependencies: [
         "DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "TextFormats", "JSON",
         "EvdevKit",
@@ -94,7 +94,7 @@ let package = Package(
     .target(
       name: "OrientDaemon",
       dependencies: [
-        "Accelerometer", "DBusKit", "OrientWire", "DeviceDiscovery", "OrientCore", "TextFormats",
+        "Sensors", "DBusKit", "OrientWire", "DeviceDiscovery", "OrientCore", "TextFormats",
         "SystemKit", "OrientLog", "EvdevKit", "CEvdev",
       ]),
 
@@ -114,7 +114,7 @@ let package = Package(
       name: "orientd",
       dependencies: [
         "OrientCore", "TextFormats", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery",
-        "Accelerometer", "DBusKit", "OrientWire", "OrientClient", "OrientDaemon",
+        "Sensors", "DBusKit", "OrientWire", "OrientClient", "OrientDaemon",
       ]),
     // orientd rotate, exec'd by orientd: its own program so the root daemon maps no X11/xcb
     // library. Installed in PREFIX/libexec/orientd (Debian package orientd-rotate).
@@ -126,7 +126,7 @@ let package = Package(
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
-      name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"],
+      name: "iio-read-bench", dependencies: ["CIIO", "Sensors", "SystemKit"],
       path: "Benchmarks/iio-read-bench"),
     .executableTarget(
       name: "orientcam",
@@ -155,7 +155,7 @@ let package = Package(
     .executableTarget(
       name: "accel-probe",
       dependencies: [
-        "Accelerometer", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
+        "Sensors", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
         "JSON",
       ],
       path: "Tests/Helpers/accel-probe"),
@@ -176,9 +176,9 @@ let package = Package(
     .testTarget(
       name: "DeviceDiscoveryTests", dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport"]),
     .testTarget(
-      name: "AccelerometerTests",
+      name: "SensorsTests",
       dependencies: [
-        "Accelerometer", "EvdevKit", "CEvdev", "OrientCore", "TextFormats", "SystemKit", "JSON",
+        "Sensors", "EvdevKit", "CEvdev", "OrientCore", "TextFormats", "SystemKit", "JSON",
         "TestSupport",
       ]),
     .testTarget(

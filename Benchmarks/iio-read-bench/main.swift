@@ -14,7 +14,7 @@
 //
 // Run it under umockdev-run with an emulated device, or on a machine with a real one;
 // scripts/bench/iio-read.sh does both and adds syscalls per reading (strace).
-import Accelerometer
+import Sensors
 import CIIO
 import Glibc
 import SystemKit

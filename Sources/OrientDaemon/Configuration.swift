@@ -1,4 +1,4 @@
-import Accelerometer
+import Sensors
 import OrientCore
 import SystemKit
 import TextFormats

@@ -1,4 +1,4 @@
-import Accelerometer
+import Sensors
 import CEvdev
 import DBusKit
 import DeviceDiscovery

@@ -1,4 +1,4 @@
-import Accelerometer
+import Sensors
 import DBusKit
 import Glibc
 import JSON

@@ -1,4 +1,4 @@
-import Accelerometer
+import Sensors
 import Glibc
 import JSON
 import OrientCore

@@ -14,7 +14,7 @@
 //   --udev-list SUBSYSTEM   one `device <json>` line per device, then exit
 //   --udev-watch SUBSYSTEM  `ready`, then `event <action> <sysname> <json>` per uevent until
 //                           stdin closes
-import Accelerometer
+import Sensors
 import DeviceDiscovery
 import Glibc
 import JSON

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Accelerometer
+@testable import Sensors
 
 @Suite struct ScanElementTypeTests {
   @Test(

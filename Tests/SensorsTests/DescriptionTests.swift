@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import TextFormats
 
-@testable import Accelerometer
+@testable import Sensors
 
 @Suite struct DescriptionTests {
   func facts(

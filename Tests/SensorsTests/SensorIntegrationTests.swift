@@ -1,4 +1,4 @@
-import Accelerometer
+import Sensors
 import JSON
 import OrientCore
 import TestSupport

@@ -4,7 +4,7 @@ import SystemKit
 import Testing
 import TextFormats
 
-@testable import Accelerometer
+@testable import Sensors
 
 @Suite struct SysfsValueTests {
   @Test(

@@ -1,4 +1,4 @@
-import Accelerometer
+import Sensors
 import Testing
 
 /// How orientd classifies and interprets light, proximity and compass attributes (pure: no

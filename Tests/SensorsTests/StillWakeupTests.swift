@@ -2,7 +2,7 @@ import OrientCore
 import TestSupport
 import Testing
 
-@testable import Accelerometer
+@testable import Sensors
 
 /// How a buffered sampler keeps a still device from waking orientd, on the sysfs shapes of the
 /// drivers that offer a way (umockdev testbeds; the emulated node delivers its scans whatever

@@ -2,7 +2,7 @@ import OrientCore
 import SystemKit
 import Testing
 
-@testable import Accelerometer
+@testable import Sensors
 
 /// The small parts `SensorManager` is made of, without a device.
 @Suite struct ManagerPartsTests {
