@@ -1,5 +1,5 @@
-import Sensors
 import OrientCore
+import Sensors
 import SystemKit
 import TextFormats
 
@@ -16,8 +16,10 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
   /// `[detector]`.
   public var detector = DetectorParameters()
-  /// `[sampling]` and `[device "..."]`.
+  /// `[sampling]` (the accelerometers' keys) and `[device "..."]`.
   public var accelerometer = AccelerometerConfiguration()
+  /// `light-interval` and `proximity-interval` of `[sampling]`.
+  public var ambient = AmbientConfiguration()
   /// `[posture]`: convertibles (hinge, tablet-mode switch).
   public var posture = PostureSettings()
   /// The file it was read from (`nil`: built-in defaults).
@@ -25,6 +27,14 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
   /// The built-in defaults.
   public init() {}
+
+  /// What the sensor layer reads with.
+  public var sensors: SensorsConfiguration {
+    var sensors = SensorsConfiguration()
+    sensors.accelerometer = accelerometer
+    sensors.ambient = ambient
+    return sensors
+  }
 
   /// Interprets a parsed file.
   ///
@@ -45,6 +55,19 @@ public struct DaemonConfiguration: Equatable, Sendable {
     }
     detector = try DetectorParameters(config: file)
     accelerometer = try AccelerometerConfiguration(file)
+    for section in file.sections(named: "sampling") {
+      for entry in section.entries
+      where entry.key == "light-interval" || entry.key == "proximity-interval" {
+        // Checked by AccelerometerConfiguration: a number of seconds within 0.05 ... 10.
+        let seconds = (try? DecimalText.parseDouble(entry.value)) ?? 0.5
+        let interval = Duration.milliseconds(Int64((seconds * 1000).rounded()))
+        if entry.key == "light-interval" {
+          ambient.lightInterval = interval
+        } else {
+          ambient.proximityInterval = interval
+        }
+      }
+    }
     posture = try PostureSettings(file)
     source = file.source
   }

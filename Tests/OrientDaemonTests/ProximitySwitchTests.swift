@@ -156,7 +156,7 @@ struct ProximitySwitchTests {
     #expect(
       waitFor(timeout: 15) { monitor.standardOutput.contains("+++ Proximity sensor appeared") },
       "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
-    #expect(try has() == "b true")
+    #expect(try has() == "b true", "\(fixture.log)")
     try fixture.testbed.perform { $0.uevent(event, "remove") }
     #expect(
       waitFor(timeout: 15) {

@@ -1,6 +1,6 @@
-import Sensors
 import JSON
 import OrientCore
+import Sensors
 import TestSupport
 import Testing
 
@@ -570,7 +570,7 @@ struct SensorIntegrationTests {
 /// The CSV number format of `orientd record` for expected values.
 enum FixedPointText {
   static func format(_ value: Double) -> String {
-    let text = Accelerometer.FixedPoint.format(value, decimals: 4)
+    let text = Sensors.FixedPoint.format(value, decimals: 4)
     return text.replacingOccurrences(".", "\\.")
   }
 }

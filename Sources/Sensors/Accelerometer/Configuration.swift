@@ -57,14 +57,6 @@ public struct SamplingConfiguration: Equatable, Sendable {
   /// How often a device left silent is checked with one polled read (not a file key: a
   /// minute costs one wakeup; tests shorten it).
   public var quietCheckInterval: Duration = .seconds(60)
-  /// How often a polled light sensor (and the compass) is read while claimed
-  /// (`light-interval`, seconds).
-  public var lightInterval: Duration = .milliseconds(500)
-  /// How often a polled proximity sensor is read while claimed (`proximity-interval`,
-  /// seconds): fast, since it blanks a phone's screen in a call; iio-sensor-proxy reads every
-  /// 0.7 s.
-  public var proximityInterval: Duration = .milliseconds(200)
-
   /// The defaults.
   public init() {}
 }
@@ -183,13 +175,8 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
           default: throw fail("adaptive '\(entry.value)' must be on or off")
           }
         case "light-interval", "proximity-interval":
-          let seconds = try number(0.05...10, "s")
-          let interval = Duration.milliseconds(Int64((seconds * 1000).rounded()))
-          if entry.key == "light-interval" {
-            sampling.lightInterval = interval
-          } else {
-            sampling.proximityInterval = interval
-          }
+          // The ambient sensors' (AmbientConfiguration), read with the rest of the daemon's.
+          _ = try number(0.05...10, "s")
         case "still-rate":
           sampling.adaptive.stillRate = try number(0.1...1000, "Hz")
         case "settle-time":

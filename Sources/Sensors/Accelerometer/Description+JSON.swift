@@ -48,9 +48,9 @@ extension AccelerometerDescription {
 }
 
 extension SensorStatus {
-  /// The active sensor as a JSON object: the description plus mode, rate and trigger.
+  /// The active accelerometer as a JSON object: the description plus mode, rate and trigger.
   public var jsonValue: JSONValue {
-    guard case .object(var members) = description.jsonValue else { return .null }
+    guard let d = accelerometer, case .object(var members) = d.jsonValue else { return .null }
     members.append(("mode", .string(mode.rawValue)))
     members.append(("rate", .number(rate)))
     members.append(("trigger", trigger.map { .string($0) } ?? .null))

@@ -304,6 +304,12 @@ public enum SensorChoice {
     public var chosen: AccelerometerDescription?
     /// One line per sensor not chosen, with the reason.
     public var notChosen: [String]
+
+    /// Creates an outcome.
+    public init(chosen: AccelerometerDescription?, notChosen: [String]) {
+      self.chosen = chosen
+      self.notChosen = notChosen
+    }
   }
 
   /// Chooses among `sensors`: base sensors are never used; sensors that cannot be sampled in

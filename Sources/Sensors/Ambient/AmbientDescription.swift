@@ -1,22 +1,6 @@
 import OrientCore
 import TextFormats
 
-/// The sensors besides the accelerometer that iio-sensor-proxy serves: ambient light,
-/// proximity and the compass heading.
-public enum AmbientKind: String, CaseIterable, Hashable, Sendable, Comparable {
-  /// An ambient light sensor (`LightLevel`).
-  case light
-  /// A proximity sensor (`ProximityNear`).
-  case proximity
-  /// A magnetometer's tilt-compensated heading (`CompassHeading`).
-  case compass
-
-  /// Ordered as declared.
-  public static func < (a: AmbientKind, b: AmbientKind) -> Bool {
-    allCases.firstIndex(of: a) ?? 0 < allCases.firstIndex(of: b) ?? 0
-  }
-}
-
 /// The unit of `LightLevel`, as iio-sensor-proxy names it.
 public enum LightUnit: String, Hashable, Sendable {
   /// Lux: `in_illuminance_*` channels.
@@ -35,11 +19,20 @@ public enum AmbientReading: Equatable, Sendable {
   case compass(heading: Double)
 
   /// The kind of sensor it came from.
-  public var kind: AmbientKind {
+  public var kind: SensorKind {
     switch self {
     case .light: .light
     case .proximity: .proximity
     case .compass: .compass
+    }
+  }
+
+  /// The reading as the sensor layer passes it on.
+  public var value: SensorValue {
+    switch self {
+    case .light(let level, let unit): .light(level, unit)
+    case .proximity(let near): .proximity(near: near)
+    case .compass(let heading): .heading(heading)
     }
   }
 }
@@ -56,17 +49,14 @@ public enum AmbientDriver: Hashable, Sendable, CustomStringConvertible {
   case hwmonLight
   /// An input switch (`SW_FRONT_PROXIMITY`) on the event node `node`, read as events arrive.
   case inputSwitch(node: String)
-  /// A source from another subsystem, named for logs and listings.
-  case external(String)
 
-  /// `iio-poll`, `iio-buffer`, `hwmon` or the external name: as `--list-sensors` shows it.
+  /// `iio-poll`, `iio-buffer`, `hwmon` or `input-switch`: as `--list-sensors` shows it.
   public var description: String {
     switch self {
     case .iioPoll(let attribute): "iio-poll \(attribute)"
     case .iioBuffer(let channel): "iio-buffer \(channel)"
     case .hwmonLight: "hwmon light"
     case .inputSwitch(let node): "input-switch \(node)"
-    case .external(let name): name
     }
   }
 }
@@ -75,7 +65,7 @@ public enum AmbientDriver: Hashable, Sendable, CustomStringConvertible {
 /// Pure data, built by `AmbientDescription.describe` from what udev and sysfs say.
 public struct AmbientDescription: Hashable, Sendable {
   /// What it measures.
-  public var kind: AmbientKind
+  public var kind: SensorKind
   /// The device's sysfs path.
   public var syspath: String
   /// `iio:device2`, `applesmc.768`, ...
@@ -101,7 +91,7 @@ public struct AmbientDescription: Hashable, Sendable {
 
   /// Creates a description.
   public init(
-    kind: AmbientKind, syspath: String, sysname: String, name: String? = nil,
+    kind: SensorKind, syspath: String, sysname: String, name: String? = nil,
     driver: AmbientDriver, classifiedBy: String
   ) {
     self.kind = kind
@@ -135,7 +125,7 @@ public struct AmbientDescription: Hashable, Sendable {
   ]
 
   /// The `IIO_SENSOR_PROXY_TYPE` words iio-sensor-proxy's udev rules set, by kind.
-  static let proxyTypes: [String: AmbientKind] = [
+  static let proxyTypes: [String: SensorKind] = [
     "iio-poll-als": .light, "iio-buffer-als": .light, "hwmon-als": .light,
     "iio-poll-proximity": .proximity, "iio-buffer-compass": .compass,
     "iio-poll-compass": .compass,
@@ -159,7 +149,7 @@ public struct AmbientDescription: Hashable, Sendable {
     property: (String) -> String?, read: (String) -> String?
   ) -> (sensors: [AmbientDescription], problems: [String]) {
     let tags = Set((property("IIO_SENSOR_PROXY_TYPE") ?? "").split(separator: " ").map(String.init))
-    func tagged(_ kind: AmbientKind) -> String? {
+    func tagged(_ kind: SensorKind) -> String? {
       tags.sorted().first { proxyTypes[$0] == kind }.map { "udev IIO_SENSOR_PROXY_TYPE=\($0)" }
     }
     let name = read("name")
@@ -177,7 +167,7 @@ public struct AmbientDescription: Hashable, Sendable {
       return channels.first { read("scan_elements/\($0)_en") != nil }
     }
     /// A sensor of `kind` read through the buffer's `channel`, with its scale and offset.
-    func bufferedSensor(_ kind: AmbientKind, _ channel: String, unit: LightUnit = .lux)
+    func bufferedSensor(_ kind: SensorKind, _ channel: String, unit: LightUnit = .lux)
       -> AmbientDescription
     {
       var d = AmbientDescription(
@@ -305,7 +295,7 @@ public struct AmbientInterpreter: Sendable {
       // A switch's value: 1 near, 0 far (InputProximitySource reads it from libevdev).
       guard let raw = parseNumber(text) else { return nil }
       return .proximity(near: raw != 0)
-    case .iioPoll, .iioBuffer, .external:
+    case .iioPoll, .iioBuffer:
       guard let raw = parseNumber(text) else { return nil }
       return interpret(raw: raw)
     }
@@ -316,12 +306,14 @@ public struct AmbientInterpreter: Sendable {
   public mutating func interpret(raw: Double) -> AmbientReading {
     let value = (raw + description.offset) * description.scale
     switch description.kind {
-    case .light: return .light(max(0, value), description.unit)
     case .compass: return .compass(heading: value)
     case .proximity:
       let level = description.nearLevel ?? 0
       near = near ? raw >= level * AmbientInterpreter.farFraction : raw > level
       return .proximity(near: near)
+    default:
+      // Light (an ambient description is of light, proximity or a compass).
+      return .light(max(0, value), description.unit)
     }
   }
 }

@@ -1,8 +1,8 @@
 import OrientLog
 import SystemKit
 
-/// The first steps of reading an IIO device through its buffer (`/dev/iio:deviceN`), shared by
-/// the accelerometer's `BufferSampler` and the ambient sensors' `AmbientBufferSource`. Each
+/// The steps of reading an IIO device through its buffer (`/dev/iio:deviceN`), shared by the
+/// accelerometer's `BufferSampler` and the ambient sensors' `BufferedChannelReader`. Each
 /// change is recorded in `journal`; a failing step restores what was recorded and says why.
 struct BufferSetup {
   /// The IIO device's sysfs path.
@@ -15,13 +15,14 @@ struct BufferSetup {
   var scanDirectory: String { "\(syspath)/scan_elements" }
 
   /// Restores the settings changed so far; the error to throw.
-  func fail(_ reason: String, _ error: SystemError? = nil) -> BufferUnavailable {
-    journal.restore(deviceGone: error?.isDeviceGone ?? false)
-    return BufferUnavailable(reason: reason, deviceGone: error?.isDeviceGone ?? false)
+  func fail(_ reason: String, _ error: SystemError? = nil) -> SensorError {
+    let gone = error?.isDeviceGone ?? false
+    journal.restore(deviceGone: gone)
+    return SensorError(gone ? .gone : .unavailable, reason)
   }
 
   /// Opens the node non-blocking and takes over a buffer left enabled with no reader.
-  func openNode(_ devnode: String) throws(BufferUnavailable) -> FileDescriptor {
+  func openNode(_ devnode: String) throws(SensorError) -> FileDescriptor {
     let enablePath = "\(syspath)/buffer/enable"
     let wasEnabled =
       Sysfs.readIfPresent(enablePath).flatMap { SysfsValue.parseFlag($0) } ?? false
@@ -56,7 +57,7 @@ struct BufferSetup {
   /// Enables exactly the channels `wanted` (and the timestamp, if `timestamp` and the device
   /// has one), disabling any other enabled channel, and lays out the record from each
   /// channel's `_type` and `_index`.
-  func enableChannels(_ wanted: [String], timestamp: Bool) throws(BufferUnavailable)
+  func enableChannels(_ wanted: [String], timestamp: Bool) throws(SensorError)
     -> ScanLayout
   {
     let present = Sysfs.list(scanDirectory).filter { $0.hasSuffix("_en") }.map {
@@ -91,7 +92,7 @@ struct BufferSetup {
       }
     } catch let error as SystemError {
       throw fail("\(device): setting up scan elements: \(error)", error)
-    } catch let error as BufferUnavailable {
+    } catch let error as SensorError {
       throw error
     } catch {
       throw fail("\(device): setting up scan elements: \(error)")
@@ -101,5 +102,77 @@ struct BufferSetup {
     } catch {
       throw fail("\(device): \(error)")
     }
+  }
+}
+
+extension BufferSetup {
+  /// Attaches the device's own trigger when it takes one and has none (`TriggerChoice`: the
+  /// `<name>-dev<N>` convention, or one of the same parent device).
+  ///
+  /// - Returns: the trigger attached, if any.
+  func attachTrigger(
+    deviceName: String?, deviceNumber: Int?, deviceParent: String?, triggers: [TriggerInfo]
+  ) throws(SensorError) -> String? {
+    let triggerPath = "\(syspath)/trigger/current_trigger"
+    guard let current = Sysfs.readIfPresent(triggerPath) else { return nil }
+    guard current.isEmpty else {
+      logger.debug("\(device): keeping current trigger \(current)")
+      return nil
+    }
+    guard
+      let (trigger, reason) = TriggerChoice.choose(
+        deviceName: deviceName, deviceNumber: deviceNumber, deviceParent: deviceParent,
+        triggers: triggers)
+    else {
+      logger.info("\(device): no trigger of its own found; trying without one")
+      return nil
+    }
+    do {
+      try journal.set(triggerPath, trigger.name)
+    } catch {
+      throw fail("\(device): cannot attach trigger \(trigger.name): \(error)", error)
+    }
+    logger.info("\(device): attached trigger \(trigger.name) (\(reason))")
+    return trigger.name
+  }
+
+  /// Sets the buffer length (where the device has one) and enables the buffer.
+  func enableBuffer(length: Int?) throws(SensorError) {
+    do {
+      if let length, Sysfs.exists("\(syspath)/buffer/length") {
+        try journal.set("\(syspath)/buffer/length", String(length))
+      }
+      try journal.set("\(syspath)/buffer/enable", "1")
+    } catch {
+      throw fail("\(device): cannot enable the buffer: \(error)", error)
+    }
+  }
+}
+
+/// A running buffer's on/off switch: the kernel takes a new watermark or trigger only while
+/// the buffer is disabled, so every such change is `buffer/enable` 0, the change, then 1 (the
+/// one place this sequence is written), and a buffer is never left disabled by a failed change.
+struct BufferSwitch {
+  /// The IIO device's sysfs path.
+  let syspath: String
+
+  var enablePath: String { "\(syspath)/buffer/enable" }
+
+  /// `buffer/enable` 0, `change`, then 1; on failure the buffer is enabled again (best effort)
+  /// and the error thrown.
+  func cycle(_ change: () throws(SystemError) -> Void) throws(SystemError) {
+    do {
+      try Sysfs.write(enablePath, "0")
+      try change()
+      try Sysfs.write(enablePath, "1")
+    } catch {
+      if !error.isDeviceGone { try? Sysfs.write(enablePath, "1") }
+      throw error
+    }
+  }
+
+  /// Enables or disables the buffer (motion events: off while still, on at the first event).
+  func set(_ enabled: Bool) throws(SystemError) {
+    try Sysfs.write(enablePath, enabled ? "1" : "0")
   }
 }

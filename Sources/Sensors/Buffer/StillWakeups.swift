@@ -15,43 +15,6 @@ public enum HubSensitivitySetting: Equatable, Sendable {
   case fixed(Double)
 }
 
-/// How a buffered sampler keeps a still device from waking orientd, chosen once when sampling
-/// starts from what the device offers (best first).
-enum StillStrategy: Equatable {
-  /// A HID sensor hub with a change sensitivity: the hub sends a report only when a field moved
-  /// by at least it, so a still device sends none. Nothing to switch; silence means "unchanged".
-  case hubSensitivity(HubSensitivity)
-  /// A motion trigger of the device's own (bmc150, kxcjk-1013 `<name>-any-motion-dev<N>`): it
-  /// fires only when the chip's slope detector sees movement. Attached while still; the first
-  /// scan it produces switches back to the data-ready trigger.
-  case motionTrigger(String)
-  /// IIO motion events (`events/in_accel_*_{roc,thresh,mag}_{rising,either}_en`), read from the
-  /// event descriptor (`IIO_GET_EVENT_FD_IOCTL`): while still the events are enabled and the
-  /// buffer disabled; the first event enables the buffer again.
-  case motionEvents([String])
-  /// A hardware FIFO (`buffer/hwfifo_watermark_max`): while still the trigger is detached (bmc150
-  /// fills its FIFO only without one) and the watermark raised, so the chip collects the scans
-  /// and interrupts once per batch.
-  case hardwareFIFO(maximum: Int)
-  /// `buffer/watermark` raised: the kernel wakes orientd once per still interval's worth.
-  case watermark
-  /// Nothing to save (adaptation off, or no attribute to use).
-  case none
-
-  /// The name in the log and the sensor description.
-  var name: String {
-    switch self {
-    case .hubSensitivity(let s):
-      return s.relative ? "hub sensitivity (relative)" : "hub sensitivity"
-    case .motionTrigger: return "motion trigger"
-    case .motionEvents: return "motion events"
-    case .hardwareFIFO: return "hardware FIFO"
-    case .watermark: return "watermark"
-    case .none: return "none"
-    }
-  }
-}
-
 /// A HID sensor hub's change sensitivity, as hid-sensor-accel-3d shows it: `in_accel_hysteresis`
 /// (HID Change Sensitivity Absolute, in the unit of the acceleration fields) or, where only that
 /// exists, `in_accel_hysteresis_relative` (Change Sensitivity Relative, percent of the value).

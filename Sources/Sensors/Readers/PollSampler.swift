@@ -16,14 +16,14 @@ import SystemKit
 /// With adaptive sampling (`[sampling] adaptive`, on by default) the timer runs at the still
 /// rate while `AdaptiveSampling` finds the readings still, and at the full rate from the
 /// first reading that departs until they have settled again.
-final class PollSampler: Sampler {
+final class PollSampler: SensorReader {
   let mode = SamplingMode.polled
   let rate: Double
   private(set) var skipped = 0
 
   private let description: AccelerometerDescription
   private let logger: Logger
-  private let handler: (SamplerEvent) -> Void
+  private let handler: (SensorEvent) -> Void
   private let journal: SysfsJournal
   private var files: [SysfsAttribute] = []
   private var timer: EventLoop.Timer?
@@ -32,20 +32,14 @@ final class PollSampler: Sampler {
   private let buffer: UnsafeMutableRawBufferPointer
   private var stopped = false
   private let interval: Duration
-  /// Readings skipped in a row.
-  private var failuresInARow = 0
-  /// The slowed-down interval while readings keep failing, `nil` at the normal rate.
-  private var backoff: Duration?
+  /// Slows the timer down while readings keep failing.
+  private var backoff = PollBackoff()
   /// Decides between the full rate and the still rate.
   private var adaptive: AdaptiveSampling
   /// The timer's interval while the readings are still.
   private let stillInterval: Duration
 
   static let axes = ["x", "y", "z"]
-  /// The first slowed-down interval, doubled after each further failure.
-  static let firstBackoff: Duration = .milliseconds(250)
-  /// The slowest the sampler polls while readings fail.
-  static let maximumBackoff: Duration = .seconds(2)
 
   /// Opens the attributes, sets the sampling frequency, schedules the timer and posts a first
   /// reading right away.
@@ -54,7 +48,7 @@ final class PollSampler: Sampler {
   init(
     description: AccelerometerDescription, rate: Double,
     adaptive: AdaptiveSampling.Parameters = AdaptiveSampling.Parameters(), loop: EventLoop,
-    logger: Logger, handler: @escaping (SamplerEvent) -> Void
+    logger: Logger, handler: @escaping (SensorEvent) -> Void
   ) throws(SystemError) {
     self.description = description
     self.rate = rate
@@ -133,13 +127,10 @@ final class PollSampler: Sampler {
     }
     if failed {
       skipped += 1
-      failuresInARow += 1
       backOff()
       return
     }
-    failuresInARow = 0
-    if backoff != nil {
-      backoff = nil
+    if backoff.succeeded() {
       adaptive.reset()
       reschedule(interval)
       problems.clear(
@@ -152,16 +143,17 @@ final class PollSampler: Sampler {
       }
       activeProblems.removeAll()
     }
-    let now = Clock.monotonicNanoseconds()
-    adapt(to: description.calibrate(x: x, y: y, z: z), at: now)
-    handler(.reading(RawReading(timestamp: now, x: x, y: y, z: z)))
+    let now = MonotonicTime(nanoseconds: Clock.monotonicNanoseconds())
+    let acceleration = description.calibrate(x: x, y: y, z: z)
+    adapt(to: acceleration, at: now)
+    handler(.reading(Reading(time: now, value: .acceleration(acceleration))))
   }
 
   /// Switches the timer between the full and the still rate when the pace changes.
-  private func adapt(to acceleration: Vector3, at time: Int64) {
+  private func adapt(to acceleration: Vector3, at time: MonotonicTime) {
     let before = adaptive.pace
-    let pace = adaptive.observe(acceleration, at: Double(time) / 1e9)
-    guard pace != before, !stopped, backoff == nil else { return }
+    let pace = adaptive.observe(acceleration, at: time.seconds)
+    guard pace != before, !stopped, !backoff.isBackingOff else { return }
     reschedule(pace == .still ? stillInterval : interval)
     logger.debug(
       "\(description.sysname): \(pace == .still ? "still" : "moving"), reading at "
@@ -171,17 +163,15 @@ final class PollSampler: Sampler {
 
   /// After a second of failed readings, polls less and less often (up to `maximumBackoff`).
   private func backOff() {
-    guard failuresInARow >= max(Int(rate.rounded(.up)), 1) else { return }
-    let next = backoff.map { min($0 * 2, PollSampler.maximumBackoff) } ?? PollSampler.firstBackoff
-    guard next != backoff else { return }
-    if backoff == nil {
+    let wasBackingOff = backoff.isBackingOff
+    guard let next = backoff.failed(rate: rate) else { return }
+    if !wasBackingOff {
       problems.report(
         "backoff", logger: logger,
         "\(description.sysname): every reading failed for a second; reading less often (every "
-          + "\(PollSampler.firstBackoff.seconds) s, slowing to \(PollSampler.maximumBackoff.seconds) s) "
+          + "\(PollBackoff.first.seconds) s, slowing to \(PollBackoff.maximum.seconds) s) "
           + "until one is valid again")
     }
-    backoff = next
     reschedule(next)
   }
 

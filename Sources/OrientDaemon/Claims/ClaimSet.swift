@@ -1,7 +1,9 @@
-import DBusKit
 import OrientWire
+import Sensors
 
-/// Who holds a claim, per API, keyed by the caller's unique bus name.
+/// Who holds a claim, per target, keyed by the caller's unique bus name: the one claim table
+/// for every kind (the orientation through either API, the posture, light, proximity,
+/// compass).
 ///
 /// Claiming twice is a no-op, releasing without a claim succeeds, and a client that leaves the
 /// bus loses all its claims (`vanished`). Pure bookkeeping: the daemon decides what a change
@@ -54,4 +56,36 @@ public struct ClaimSet: Equatable, Sendable {
 
   /// Whether nobody holds a claim: then nothing is sampled.
   public var isEmpty: Bool { claimCount == 0 }
+}
+
+extension ClaimTarget {
+  /// The sensor kinds a claim of this target reads (the posture's base accelerometer is added
+  /// by the posture itself, only on a convertible: `PostureController.wantedKinds`).
+  public var kinds: Set<SensorKind> {
+    switch self {
+    case .orientd, .sensorProxy, .posture: [.accelerometer]
+    case .light: [.light]
+    case .proximity: [.proximity]
+    case .compass: [.compass]
+    }
+  }
+
+  /// The kind whose first reading after it starts answers a held claim of this target.
+  public var holdKind: SensorKind {
+    switch self {
+    case .orientd, .sensorProxy, .posture: .accelerometer
+    case .light: .light
+    case .proximity: .proximity
+    case .compass: .compass
+    }
+  }
+}
+
+extension ClaimSet {
+  /// The kinds some claim reads.
+  public var wantedKinds: Set<SensorKind> {
+    ClaimTarget.allCases.filter { !claimers($0).isEmpty }.reduce(into: []) {
+      $0.formUnion($1.kinds)
+    }
+  }
 }

@@ -1,4 +1,3 @@
-import Sensors
 import CEvdev
 import DBusKit
 import DeviceDiscovery
@@ -6,6 +5,7 @@ import EvdevKit
 import OrientCore
 import OrientLog
 import OrientWire
+import Sensors
 import SystemKit
 
 /// What `org.orientd.Posture1` publishes.
@@ -39,17 +39,21 @@ final class PostureController {
   /// What is published.
   private(set) var state = PostureState()
 
-  private let base: BaseAccelerometer
-  private let loop: EventLoop
+  private let sensors: any SensorSource
+  /// The base accelerometer present, read or not.
+  private var baseSensor: AccelerometerDescription?
+  private let loop: EventLoop?
+  private let watcher: DeviceWatcher?
   private var logger: Logger
   private var settings: PostureSettings
   private var tracker: HingeTracker
   private var clientsWant = false
   private var hasDisplay = false
   private var realSwitch: (device: InputDevice, watch: EventLoop.Watch)?
-  /// udev's input events: a firmware switch that appears later (a keyboard dock, a driver
-  /// loaded late) or goes away is followed without a reload.
-  private var inputHotplug: (udev: UdevContext, monitor: UdevMonitor, watch: EventLoop.Watch)?
+  /// Whether udev's input events are followed (the daemon's one `DeviceWatcher`): a firmware
+  /// switch that appears later (a keyboard dock, a driver loaded late) or goes away is
+  /// followed without a reload.
+  private var followsInputHotplug = false
   private var virtualSwitch: UInputTabletModeSwitch?
   /// `begin()` has looked for a firmware switch: until then the sensor enumeration may already
   /// report both accelerometers, and orientd's own switch must not be made (and removed again
@@ -60,26 +64,41 @@ final class PostureController {
   private let uinputPath: String
   private let inputDirectory: String
 
+  /// A posture on `sensors`; firmware switches are looked for in `inputDirectory` and
+  /// followed on `loop` and `watcher` (without them, as in unit tests, there are none).
   init(
-    manager: SensorManager, loop: EventLoop, settings: PostureSettings, logger: Logger,
-    uinputPath: String = UInputClone.defaultPath, inputDirectory: String = "/dev/input"
+    sensors: any SensorSource, loop: EventLoop?, watcher: DeviceWatcher?,
+    settings: PostureSettings, logger: Logger, uinputPath: String = UInputClone.defaultPath,
+    inputDirectory: String = "/dev/input"
   ) {
+    self.sensors = sensors
     self.loop = loop
+    self.watcher = watcher
     self.logger = logger
     self.settings = settings
     self.uinputPath = uinputPath
     self.inputDirectory = inputDirectory
-    base = BaseAccelerometer(manager: manager, logger: logger)
     tracker = HingeTracker(parameters: settings.hinge)
-    base.onSample = { [weak self] sample in self?.sample(.base, sample) }
-    base.onChange = { [weak self] _ in self?.hardwareChanged() }
   }
 
   /// Whether the display and base sensors must be read for the posture.
   var wantsSensors: Bool { (clientsWant || virtualSwitch != nil) && state.hasHinge }
 
+  /// The kinds the posture reads now.
+  var wantedKinds: Set<SensorKind> { wantsSensors ? [.accelerometer, .baseAccelerometer] : [] }
+
   /// Whether the base sensor is being read.
-  var isReadingBase: Bool { base.isSampling }
+  var isReadingBase: Bool { sensors.isReading(.baseAccelerometer) }
+
+  /// The base accelerometer appeared, changed or went away (`nil`).
+  func baseChanged(_ sensor: AccelerometerDescription?) {
+    guard sensor != baseSensor else { return }
+    baseSensor = sensor
+    hardwareChanged()
+  }
+
+  /// A reading of the base accelerometer.
+  func base(_ reading: Reading) { sample(.base, reading) }
 
   /// Follows input hotplug, looks for a firmware switch and sets up orientd's own as
   /// configured.
@@ -110,9 +129,9 @@ final class PostureController {
   }
 
   /// A reading of the display sensor (fed only while the base is read).
-  func lid(_ sample: AccelerometerSample) {
-    guard base.isSampling else { return }
-    self.sample(.lid, sample)
+  func lid(_ reading: Reading) {
+    guard isReadingBase else { return }
+    sample(.lid, reading)
   }
 
   /// A reload (SIGHUP): the new `[posture]` section, and firmware switches looked for again
@@ -132,19 +151,18 @@ final class PostureController {
 
   /// Stops reading and removes orientd's switch.
   func shutdown() {
-    base.stop()
     virtualSwitch = nil
     realSwitch?.watch.cancel()
     realSwitch = nil
-    inputHotplug?.watch.cancel()
-    inputHotplug = nil
+    followsInputHotplug = false
   }
 
   // MARK: -
 
-  private func sample(_ part: HingePart, _ sample: AccelerometerSample) {
+  private func sample(_ part: HingePart, _ reading: Reading) {
+    guard let acceleration = reading.acceleration else { return }
     let before = state.hinge
-    tracker.process(part, time: Double(sample.timestamp) / 1e9, sample.acceleration)
+    tracker.process(part, time: reading.time.seconds, acceleration)
     guard tracker.state != before else { return }
     if tracker.state.posture != before.posture {
       logger.info(
@@ -163,7 +181,7 @@ final class PostureController {
   /// udev `ORIENTD_HINGE_AXIS` unless the configuration sets `hinge-axis`.
   private var parameters: HingeParameters {
     var p = settings.hinge
-    if !settings.hingeAxisConfigured, let text = base.sensor?.facts.udevHingeAxis {
+    if !settings.hingeAxisConfigured, let text = baseSensor?.facts.udevHingeAxis {
       if let axis = HingeParameters.axis(text) {
         p.hingeAxis = axis
       } else {
@@ -180,12 +198,12 @@ final class PostureController {
   private func hardwareChanged() {
     if tracker.parameters != parameters {
       tracker = HingeTracker(parameters: parameters)
-      if !settings.hingeAxisConfigured, base.sensor?.facts.udevHingeAxis != nil {
+      if !settings.hingeAxisConfigured, baseSensor?.facts.udevHingeAxis != nil {
         logger.info("hinge axis \(tracker.parameters.hingeAxis) from udev ORIENTD_HINGE_AXIS")
       }
     }
     let hadHinge = state.hasHinge
-    state.hasHinge = hasDisplay && base.sensor != nil
+    state.hasHinge = hasDisplay && baseSensor != nil
     if state.hasHinge != hadHinge {
       tracker.reset()
       if !state.hasHinge { state.hinge = HingeState() }
@@ -217,7 +235,6 @@ final class PostureController {
   }
 
   private func applySensors() {
-    if wantsSensors { base.start() } else { base.stop() }
     if !wantsSensors && state.hinge.isReliable {
       // Not read any more: the last posture stays, the angle is no longer current.
       state.hinge.isReliable = false
@@ -231,7 +248,7 @@ final class PostureController {
   private func update() {
     var next = state
     next.hinge = state.hasHinge ? tracker.state : HingeState()
-    if !base.isSampling, state.hasHinge {
+    if !isReadingBase, state.hasHinge {
       next.hinge.posture = state.hinge.posture
       next.hinge.isReliable = false
       next.hinge.angle = .nan
@@ -266,6 +283,7 @@ final class PostureController {
   }
 
   private func follow(_ device: InputDevice) {
+    guard let loop else { return }
     do {
       let watch = try loop.watch(device.fileDescriptor, for: .readable) { [weak self] _ in
         self?.readRealSwitch()
@@ -278,57 +296,48 @@ final class PostureController {
     }
   }
 
-  /// A udev monitor on the `input` subsystem, on the loop. It costs no wakeup while no input
-  /// device comes or goes, so it runs as long as the daemon (`TabletMode` is published with or
-  /// without a hinge).
+  /// Follows the `input` subsystem through the daemon's `DeviceWatcher`. It costs no wakeup
+  /// while no input device comes or goes, so it runs as long as the daemon (`TabletMode` is
+  /// published with or without a hinge).
   private func followInputHotplug() {
-    guard inputHotplug == nil else { return }
-    do {
-      let udev = try UdevContext()
-      let monitor = try UdevMonitor(context: udev, subsystems: ["input"])
-      let watch = try loop.watch(monitor.fileDescriptor, for: .readable) { [weak self] _ in
-        self?.inputEvents()
+    guard !followsInputHotplug, let watcher else { return }
+    followsInputHotplug = true
+    watcher.subscribe(["input"]) { [weak self] batch in
+      guard let self, self.followsInputHotplug else { return }
+      switch batch {
+      case .events(let devices): self.inputEvents(devices)
+      case .present(_, lost: true):
+        self.logger.notice("input events were lost; looking for tablet-mode switches again")
+        self.findRealSwitch()
+        self.hardwareChanged()
+      case .present(_, lost: false): break
       }
-      inputHotplug = (udev, monitor, watch)
-    } catch {
-      logger.warning(
-        "cannot follow input hotplug (\(error)): tablet-mode switches are looked for at start "
-          + "and on reload only")
     }
   }
 
   /// Input devices came or went: take a firmware switch that appeared when none is followed,
   /// fall back to the posture (and look for another switch) when the followed one went.
-  private func inputEvents() {
-    guard let monitor = inputHotplug?.monitor else { return }
+  private func inputEvents(_ devices: [UdevDevice]) {
     let followed = realSwitch?.device.path
     var lookAgain = false
     var added: [String] = []
-    // Bounded, as the sensor manager's monitor: a storm cannot starve the loop.
-    drain: for _ in 0..<256 {
-      switch monitor.next() {
-      case .empty: break drain
-      case .overflow:
-        logger.notice("input events were lost; looking for tablet-mode switches again")
-        lookAgain = true
-      case .device(let device):
-        guard let node = device.devnode, node.hasPrefix(inputDirectory + "/event") else {
-          continue
+    for device in devices {
+      guard let node = device.devnode, node.hasPrefix(inputDirectory + "/event") else {
+        continue
+      }
+      switch device.action {
+      case .remove?:
+        if realSwitch?.device.path == node {
+          logger.notice(
+            "tablet-mode switch \(realSwitch?.device.name ?? node) (\(node)) went away; "
+              + "TabletMode follows the posture")
+          realSwitch?.watch.cancel()
+          realSwitch = nil
+          lookAgain = true
         }
-        switch device.action {
-        case .remove?:
-          if realSwitch?.device.path == node {
-            logger.notice(
-              "tablet-mode switch \(realSwitch?.device.name ?? node) (\(node)) went away; "
-                + "TabletMode follows the posture")
-            realSwitch?.watch.cancel()
-            realSwitch = nil
-            lookAgain = true
-          }
-        // A node may answer its ioctls only by the "change" that follows its "add".
-        case .add?, .change?: added.append(node)
-        default: continue
-        }
+      // A node may answer its ioctls only by the "change" that follows its "add".
+      case .add?, .change?: added.append(node)
+      default: continue
       }
     }
     if lookAgain {

@@ -1,33 +1,54 @@
 import DBusKit
 import OrientLog
 
+/// What an authority says about a client and an action.
+public enum AuthorityVerdict: Equatable, Sendable {
+  /// Authorized.
+  case allowed
+  /// Not authorized; the reason when the authority failed rather than said no.
+  case denied(String?)
+  /// No authority on the bus: the reason (the call is allowed, as with iio-sensor-proxy 3.0).
+  case unavailable(String)
+}
+
+/// Who decides whether a bus client may claim: polkit (`PolkitAuthority`) in the daemon, a
+/// scripted one in unit tests. Answers asynchronously, not necessarily in order.
+public protocol Authority: AnyObject {
+  /// Checks `sender` (a unique name) for `action`; `done` runs on the loop.
+  func check(_ sender: String, action: String, _ done: @escaping (AuthorityVerdict) -> Void)
+}
+
+/// A call waiting to be answered: a claim or release (`DBusMethodInvocation` on the bus).
+public protocol ClaimCall: AnyObject {
+  /// The caller's unique name (empty on a peer-to-peer connection).
+  var sender: String { get }
+  /// The method called.
+  var member: String { get }
+  /// Answers with no values.
+  func answer()
+  /// Answers with an error.
+  func fail(_ name: DBusError.Name, _ text: String)
+}
+
+extension DBusMethodInvocation: ClaimCall {
+  /// Answers with no values.
+  public func answer() { reply([]) }
+}
+
 /// Asks polkit (`org.freedesktop.PolicyKit1.Authority.CheckAuthorization`) whether a bus
 /// client may do `action`, without interaction, as iio-sensor-proxy 3.4+ does for its claims.
-final class PolkitAuthority {
-  /// What polkit said.
-  enum Verdict: Equatable {
-    /// Authorized.
-    case allowed
-    /// Not authorized; the reason when polkit failed rather than said no.
-    case denied(String?)
-    /// No polkit daemon on the bus: the reason.
-    case unavailable(String)
-  }
-
+final class PolkitAuthority: Authority {
   let connection: DBusConnection
-  /// The action id, e.g. `net.hadess.SensorProxy.claim-sensor`.
-  let action: String
 
   /// The errors that mean no polkit daemon is on the bus (then claims are allowed).
   static let absent: Set<DBusError.Name> = [.serviceUnknown, .nameHasNoOwner]
 
-  init(connection: DBusConnection, action: String) {
+  init(connection: DBusConnection) {
     self.connection = connection
-    self.action = action
   }
 
-  /// Checks `sender` (a unique name); `done` runs on the loop.
-  func check(_ sender: String, _ done: @escaping (Verdict) -> Void) {
+  /// Checks `sender` (a unique name) for `action`; `done` runs on the loop.
+  func check(_ sender: String, action: String, _ done: @escaping (AuthorityVerdict) -> Void) {
     let subject = DBusValue.structure([
       .string("system-bus-name"), .stringVariantDictionary(["name": .string(sender)]),
     ])
@@ -60,12 +81,13 @@ final class PolkitAuthority {
   }
 }
 
-/// Puts iio-sensor-proxy's `Claim*` and `Release*` calls behind polkit, as 3.4+ does: every
-/// one of them (accelerometer, light, proximity, compass) is checked against
-/// `net.hadess.SensorProxy.claim-sensor`, and a refusal is `AccessDenied` with its text
-/// ("Not Authorized: Sensor claim not allowed"). With no polkit daemon on the bus the calls go
-/// through (iio-sensor-proxy then refuses them all; orientd keeps 3.0's behaviour, where the
-/// bus policy is the only gate, so that a system without polkit keeps its sensors).
+/// Puts the `Claim*` and `Release*` calls of every target with a polkit action behind the
+/// authority, as iio-sensor-proxy 3.4+ does: each of iio-sensor-proxy's (accelerometer, light,
+/// proximity, compass) is checked against `net.hadess.SensorProxy.claim-sensor`, and a refusal
+/// is `AccessDenied` with its text ("Not Authorized: Sensor claim not allowed"). With no
+/// polkit daemon on the bus the calls go through (iio-sensor-proxy then refuses them all;
+/// orientd keeps 3.0's behaviour, where the bus policy is the only gate, so that a system
+/// without polkit keeps its sensors).
 ///
 /// polkit answers asynchronously and not necessarily in order, so each client's calls proceed
 /// in the order they arrived (its Claim followed by its Release is never applied backwards),
@@ -73,30 +95,34 @@ final class PolkitAuthority {
 /// holds up only its own later calls.
 final class ClaimGate {
   private final class Pending {
-    let invocation: DBusMethodInvocation
+    let invocation: any ClaimCall
+    let action: String
     let proceed: () -> Void
-    var verdict: PolkitAuthority.Verdict?
+    var verdict: AuthorityVerdict?
 
-    init(_ invocation: DBusMethodInvocation, _ proceed: @escaping () -> Void) {
+    init(_ invocation: any ClaimCall, _ action: String, _ proceed: @escaping () -> Void) {
       self.invocation = invocation
+      self.action = action
       self.proceed = proceed
     }
   }
 
-  private let authority: PolkitAuthority
+  private let authority: any Authority
   private let logger: Logger
   /// The calls waiting for polkit or for an earlier call of the same client, by sender.
   private var queues: [String: [Pending]] = [:]
 
-  init(authority: PolkitAuthority, logger: Logger) {
+  init(authority: any Authority, logger: Logger) {
     self.authority = authority
     self.logger = logger
   }
 
-  /// Runs `proceed` once polkit allows `invocation`'s sender (or is absent); otherwise fails
-  /// `invocation` with `AccessDenied`.
-  func authorize(_ invocation: DBusMethodInvocation, then proceed: @escaping () -> Void) {
-    let pending = Pending(invocation, proceed)
+  /// Runs `proceed` once the authority allows `invocation`'s sender `action` (or is absent);
+  /// otherwise fails `invocation` with `AccessDenied`.
+  func authorize(
+    _ invocation: any ClaimCall, action: String, then proceed: @escaping () -> Void
+  ) {
+    let pending = Pending(invocation, action, proceed)
     let sender = invocation.sender
     queues[sender, default: []].append(pending)
     guard !sender.isEmpty else {
@@ -104,7 +130,7 @@ final class ClaimGate {
       pending.verdict = .allowed
       return drain(sender)
     }
-    authority.check(sender) { [weak self, pending] verdict in
+    authority.check(sender, action: action) { [weak self, pending] verdict in
       pending.verdict = verdict
       self?.drain(sender)
     }
@@ -131,7 +157,7 @@ final class ClaimGate {
         if let reason {
           logger.warning("refusing \(call): polkit failed: \(reason)")
         } else {
-          logger.info("polkit refused \(call) (\(authority.action))")
+          logger.info("polkit refused \(call) (\(first.action))")
         }
         first.invocation.fail(
           .accessDenied, "Not Authorized: \(reason ?? "Sensor claim not allowed")")

@@ -1,6 +1,7 @@
 import CEvdev
 import DeviceDiscovery
 import EvdevKit
+import OrientCore
 import OrientLog
 import SystemKit
 
@@ -70,18 +71,54 @@ extension AccelerometerDescription {
   }
 }
 
+/// `input-accel`: an accelerometer the kernel exposes through the input subsystem, read
+/// event-driven (`InputSampler`).
+public enum InputAccelerometer: SensorDriver {
+  /// `input-accel`.
+  public static let name = "input-accel"
+  /// `input`.
+  public static let subsystems: Set<String> = ["input"]
+
+  /// The accelerometer of an evdev node `DeviceFacts.isInputAccelerometer` accepts.
+  public static func discover(_ device: UdevDevice, _ context: DiscoveryContext) -> [Sensor] {
+    let facts = context.facts(of: device)
+    guard facts.isInputAccelerometer else { return [] }
+    return [Sensor.accelerometer(facts, context, driver: name)]
+  }
+
+  /// Events, at the driver's own rate.
+  public static func plan(_ sensor: Sensor, _ configuration: SensorsConfiguration) -> (
+    mode: SamplingMode, rate: Double
+  ) { (.events, 0) }
+
+  /// Opens the node and reads it as events arrive.
+  public static func open(
+    _ sensor: Sensor, _ context: OpenContext, deliver: @escaping (SensorEvent) -> Void
+  ) throws(SensorError) -> any SensorReader {
+    guard let d = sensor.accelerometer else {
+      throw SensorError(.unavailable, "\(sensor.sysname) is not an accelerometer")
+    }
+    do {
+      return try InputSampler(
+        description: d, loop: context.loop, logger: context.logger, deliver: deliver)
+    } catch {
+      throw SensorError(error)
+    }
+  }
+}
+
 /// Reads an input accelerometer event-driven: the node is opened only while sampling, its
 /// descriptor watched on the loop, and each `SYN_REPORT` after `EV_ABS` axis changes gives one
-/// reading of the three axes in raw units (libevdev keeps the axes that did not change, and
-/// resynchronises them after `SYN_DROPPED`). The state read on opening is delivered first, right
-/// away: such a device sends nothing until it moves. `stop()` closes the node.
-final class InputSampler: Sampler {
+/// reading of the three axes, calibrated (libevdev keeps the axes that did not change, and
+/// resynchronises them after `SYN_DROPPED`). The state read on opening is delivered first,
+/// right away: such a device sends nothing until it moves. `stop()` closes the node.
+final class InputSampler: SensorReader {
   let mode = SamplingMode.events
   /// The driver decides how often it reports; 0 says "not set by orientd".
   let rate: Double = 0
-  let skipped = 0
 
-  private let handler: (SamplerEvent) -> Void
+  private let description: AccelerometerDescription
+  private let deliver: (SensorEvent) -> Void
   private var device: InputDevice?
   private var watch: EventLoop.Watch?
   private var changes = ChangedReports {
@@ -96,9 +133,10 @@ final class InputSampler: Sampler {
   /// - Throws: `EvdevError` when the node cannot be opened, watched, or has no `ABS_X/Y/Z`.
   init(
     description: AccelerometerDescription, loop: EventLoop, logger: Logger,
-    handler: @escaping (SamplerEvent) -> Void
+    deliver: @escaping (SensorEvent) -> Void
   ) throws(EvdevError) {
-    self.handler = handler
+    self.description = description
+    self.deliver = deliver
     let path = description.facts.devnode ?? "/dev/input/\(description.sysname)"
     let device = try InputDevice(path: path)
     guard InputSampler.axes.allSatisfy({ device.absoluteAxis($0) != nil }) else {
@@ -113,7 +151,7 @@ final class InputSampler: Sampler {
     }
     self.device = device
     logger.debug("\(description.sysname): reading \(path) (\(device.name)) as events arrive")
-    loop.post { [weak self] in self?.deliver(timestamp: Clock.monotonicNanoseconds()) }
+    loop.post { [weak self] in self?.report(at: Clock.monotonicNanoseconds()) }
   }
 
   deinit { stop() }
@@ -131,19 +169,21 @@ final class InputSampler: Sampler {
       events = try device.readEvents()
     } catch {
       stop()
-      handler(.gone(error.description))
+      deliver(.gone(error.description))
       return
     }
     for report in changes.reports(in: events) {
-      deliver(
-        timestamp: device.monotonicTimestamps
-          ? report.timeNanoseconds : Clock.monotonicNanoseconds())
+      self.report(
+        at: device.monotonicTimestamps ? report.timeNanoseconds : Clock.monotonicNanoseconds())
     }
   }
 
-  private func deliver(timestamp: Int64) {
+  private func report(at nanoseconds: Int64) {
     guard let device else { return }
     let v = InputSampler.axes.map { Double(device.absoluteAxis($0)?.value ?? 0) }
-    handler(.reading(RawReading(timestamp: timestamp, x: v[0], y: v[1], z: v[2])))
+    let acceleration = description.calibrate(x: v[0], y: v[1], z: v[2])
+    deliver(
+      .reading(
+        Reading(time: MonotonicTime(nanoseconds: nanoseconds), value: .acceleration(acceleration))))
   }
 }

@@ -1,32 +1,4 @@
 extension SensorChoice {
-  /// How `d` would be read with `sampling`: buffered when configured and possible, polled
-  /// otherwise or when its buffer stalled before (`pollOnly`).
-  static func mode(
-    for d: AccelerometerDescription, sampling: SamplingConfiguration, pollOnly: Bool
-  ) -> SamplingMode {
-    if d.facts.isInputAccelerometer { return .events }
-    if pollOnly { return .polled }
-    switch sampling.mode {
-    case .polled: return .polled
-    case .buffered: return .buffered
-    case .auto: return d.canBuffer ? .buffered : .polled
-    }
-  }
-
-  /// The readings per second `d` would give in `mode`: the poll rate, or the smallest
-  /// frequency the device offers at or above the buffered rate.
-  static func rate(
-    for d: AccelerometerDescription, mode: SamplingMode, sampling: SamplingConfiguration
-  ) -> Double {
-    switch mode {
-    case .polled: return sampling.pollRate
-    case .events: return 0  // the driver's own rate
-    case .buffered:
-      return d.availableFrequencies?.smallest(atLeast: sampling.bufferedRate).value
-        ?? sampling.bufferedRate
-    }
-  }
-
   /// Whether switching from `a` to `b` needs no restart: same device, location, capabilities
   /// and calibration (a change event also reports the frequency orientd itself set).
   static func isSameSensor(_ a: AccelerometerDescription, _ b: AccelerometerDescription)

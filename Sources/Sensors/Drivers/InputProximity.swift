@@ -1,6 +1,7 @@
 import CEvdev
 import DeviceDiscovery
 import EvdevKit
+import OrientCore
 import OrientLog
 import SystemKit
 
@@ -53,64 +54,94 @@ extension AmbientDescription {
   }
 }
 
-/// Reads a `SW_FRONT_PROXIMITY` switch: `start` opens the node, delivers the state the kernel
-/// reports at once (a switch sends nothing until it changes), then one reading per report that
-/// changed the switch; `stop` closes the node. libevdev resynchronises the state after the
-/// kernel dropped events (`SYN_DROPPED`).
-public final class InputProximitySource: AmbientSource {
-  /// The sensor.
-  public let info: AmbientDescription
-  private let node: String
-  private let loop: EventLoop
+/// `input-proximity`: a `SW_FRONT_PROXIMITY` switch on an evdev node
+/// (`InputProximityReader`).
+public enum InputProximity: SensorDriver {
+  /// `input-proximity`.
+  public static let name = "input-proximity"
+  /// `input`.
+  public static let subsystems: Set<String> = ["input"]
+
+  /// The proximity switch `AmbientDescription.inputProximity` finds on the node.
+  public static func discover(_ device: UdevDevice, _ context: DiscoveryContext) -> [Sensor] {
+    guard
+      let info = AmbientDescription.inputProximity(
+        syspath: device.syspath, sysname: device.sysname, devnode: device.devnode,
+        name: device.parent?.attribute("name"), property: { device.property($0) },
+        capabilities: device.parent?.attribute("capabilities/sw"))
+    else { return [] }
+    return [Sensor.ambient(info, driver: name)]
+  }
+
+  /// Events, when the switch changes.
+  public static func plan(_ sensor: Sensor, _ configuration: SensorsConfiguration) -> (
+    mode: SamplingMode, rate: Double
+  ) { (.events, 0) }
+
+  /// Opens the node; its state is delivered at once.
+  public static func open(
+    _ sensor: Sensor, _ context: OpenContext, deliver: @escaping (SensorEvent) -> Void
+  ) throws(SensorError) -> any SensorReader {
+    guard let info = sensor.ambient, case .inputSwitch(let node) = info.driver else {
+      throw SensorError(.unavailable, "\(sensor.sysname) is not a proximity switch")
+    }
+    return try InputProximityReader(
+      info, node: node, loop: context.loop, logger: context.logger, deliver: deliver)
+  }
+}
+
+/// Reads a `SW_FRONT_PROXIMITY` switch: opening delivers the state the kernel reports at once
+/// (a switch sends nothing until it changes), then one reading per report that changed the
+/// switch; `stop` closes the node. libevdev resynchronises the state after the kernel dropped
+/// events (`SYN_DROPPED`).
+final class InputProximityReader: SensorReader {
+  let mode = SamplingMode.events
+  let rate: Double = 0
+  private let info: AmbientDescription
   private let logger: Logger
+  private let deliver: (SensorEvent) -> Void
   private var device: InputDevice?
   private var watch: EventLoop.Watch?
-  private var deliver: ((AmbientReading) -> Void)?
   private var changes = ChangedReports {
     $0.type == UInt16(EV_SW) && UInt32($0.code) == AmbientDescription.frontProximitySwitch
   }
 
-  /// A source for `info` (whose driver is `.inputSwitch`).
-  public init(_ info: AmbientDescription, loop: EventLoop, logger: Logger) {
-    self.info = info
-    if case .inputSwitch(let node) = info.driver { self.node = node } else { node = "" }
-    self.loop = loop
-    self.logger = logger
-  }
-
-  deinit { stop() }
-
-  /// Opens the node and starts watching it.
+  /// Opens `node` and starts watching it.
   ///
-  /// - Throws: `SystemError` if the node cannot be opened or watched, or has no
+  /// - Throws: `SensorError` if the node cannot be opened or watched, or has no
   ///   `SW_FRONT_PROXIMITY`.
-  public func start(deliver: @escaping (AmbientReading) -> Void) throws(SystemError) {
-    stop()
+  init(
+    _ info: AmbientDescription, node: String, loop: EventLoop, logger: Logger,
+    deliver: @escaping (SensorEvent) -> Void
+  ) throws(SensorError) {
+    self.info = info
+    self.logger = logger
+    self.deliver = deliver
     let device: InputDevice
-    do { device = try InputDevice(path: node) } catch {
-      throw SystemError(
-        error.kind == .notFound ? .noSuchFileOrDirectory : .noSuchDevice,
-        operation: error.message, path: node)
-    }
+    do { device = try InputDevice(path: node) } catch { throw SensorError(error) }
     guard device.hasSwitch(AmbientDescription.frontProximitySwitch) else {
-      throw SystemError(.noSuchDevice, operation: "has no SW_FRONT_PROXIMITY switch", path: node)
+      throw SensorError(.unavailable, "\(node): has no SW_FRONT_PROXIMITY switch")
     }
-    watch = try loop.watch(device.fileDescriptor, for: .readable) { [weak self] _ in
-      self?.readable()
+    do {
+      watch = try loop.watch(device.fileDescriptor, for: .readable) { [weak self] _ in
+        self?.readable()
+      }
+    } catch {
+      throw SensorError(error, "\(info.sysname): cannot watch \(node)")
     }
     self.device = device
-    self.deliver = deliver
     logger.debug("\(info.sysname): reading \(node) (\(device.name)) as the switch changes")
     // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
     loop.post { [weak self] in self?.report() }
   }
 
+  deinit { stop() }
+
   /// Closes the node.
-  public func stop() {
+  func stop() {
     watch?.cancel()
     watch = nil
     device = nil
-    deliver = nil
     changes.reset()
   }
 
@@ -130,7 +161,12 @@ public final class InputProximitySource: AmbientSource {
   }
 
   private func report() {
-    guard let device, let deliver else { return }
-    deliver(.proximity(near: device.switchValue(AmbientDescription.frontProximitySwitch) != 0))
+    guard let device else { return }
+    let near = device.switchValue(AmbientDescription.frontProximitySwitch) != 0
+    deliver(
+      .reading(
+        Reading(
+          time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()),
+          value: .proximity(near: near))))
   }
 }

@@ -1,6 +1,6 @@
-import Sensors
 import DBusKit
 import OrientWire
+import Sensors
 
 /// The D-Bus interfaces orientd exports, described once; `dbus/*.xml` are these descriptions
 /// written out (a test compares them with what the daemon serves).

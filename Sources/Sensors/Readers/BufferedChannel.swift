@@ -1,4 +1,5 @@
 import Glibc
+import OrientCore
 import OrientLog
 import SystemKit
 
@@ -6,29 +7,31 @@ import SystemKit
 /// that expose it only as a scan element (`scan_elements/in_illuminance_en`, no `_raw` to poll;
 /// iio-sensor-proxy's `iio-buffer-als` and `iio-buffer-compass`).
 ///
-/// Started (a claim): the node is opened and the channel enabled alone (`BufferSetup`, shared
+/// Opened (a claim): the node is opened and the channel enabled alone (`BufferSetup`, shared
 /// with the accelerometer's `BufferSampler`), the device's own trigger attached when it has
 /// none, the buffer enabled; each batch of scans read when the node is readable gives one
 /// reading, its last scan's. Stopped: the node is closed and every sysfs setting put back.
 /// There is no stall watchdog: a sensor hub reports light only when it changes, so silence is
 /// the normal state of a steady light.
-public final class AmbientBufferSource: AmbientSource {
+final class BufferedChannelReader: SensorReader {
+  let mode = SamplingMode.buffered
+  let rate: Double = 0
+  let trigger: String?
   /// The sensor.
-  public let info: AmbientDescription
-  private let loop: EventLoop
+  let info: AmbientDescription
   private let logger: Logger
+  private let deliver: (SensorEvent) -> Void
   private var interpreter: AmbientInterpreter
   private var problems = LogOnce()
   private var running: Running?
 
-  /// What is open while started.
+  /// What is open while reading.
   private struct Running {
     let journal: SysfsJournal
     let file: FileDescriptor
     let watch: EventLoop.Watch
     let layout: ScanLayout
     let element: ScanLayout.Element
-    let deliver: (AmbientReading) -> Void
   }
 
   private var pending: [UInt8] = []
@@ -38,38 +41,21 @@ public final class AmbientBufferSource: AmbientSource {
   /// readable descriptor that only fails would otherwise wake the loop without end).
   static let failedReadsBeforeStopping = 50
 
-  /// A source for `info` (its driver is `.iioBuffer`).
-  public init(_ info: AmbientDescription, loop: EventLoop, logger: Logger) {
-    self.info = info
-    self.loop = loop
-    self.logger = logger
-    interpreter = AmbientInterpreter(info)
-  }
-
-  deinit { stop() }
-
-  /// Sets the buffer up and starts reading.
+  /// Sets the buffer of `info` (its driver is `.iioBuffer`) up and starts reading.
   ///
-  /// - Throws: `SystemError` saying what failed (the node busy, a scan element missing);
+  /// - Throws: `SensorError` saying what failed (the node busy, a scan element missing);
   ///   everything changed is put back first.
-  public func start(deliver: @escaping (AmbientReading) -> Void) throws(SystemError) {
-    stop()
-    guard case .iioBuffer(let channel) = info.driver, let devnode = info.devnode else {
-      throw SystemError(.invalidArgument, operation: "buffered read of", path: info.syspath)
-    }
+  init(
+    _ info: AmbientDescription, triggers: [TriggerInfo], loop: EventLoop, logger: Logger,
+    deliver: @escaping (SensorEvent) -> Void
+  ) throws(SensorError) {
+    self.info = info
+    self.logger = logger
+    self.deliver = deliver
     interpreter = AmbientInterpreter(info)
-    do {
-      running = try open(channel: channel, devnode: devnode, deliver: deliver)
-    } catch {
-      throw SystemError(
-        error.deviceGone ? .noSuchDevice : .ioError, operation: error.reason, path: nil)
+    guard case .iioBuffer(let channel) = info.driver, let devnode = info.devnode else {
+      throw SensorError(.unavailable, "\(info.sysname): no scan element and node to read")
     }
-    logger.info("\(info.sysname): reading \(channel) buffered from \(devnode)")
-  }
-
-  private func open(
-    channel: String, devnode: String, deliver: @escaping (AmbientReading) -> Void
-  ) throws(BufferUnavailable) -> Running {
     let setup = BufferSetup(
       syspath: info.syspath, device: info.sysname, journal: SysfsJournal(logger: logger),
       logger: logger)
@@ -78,47 +64,27 @@ public final class AmbientBufferSource: AmbientSource {
     guard let element = layout.element(named: channel) else {
       throw setup.fail("\(info.sysname): \(channel) missing from the scan layout")
     }
+    let number = Int(info.sysname.drop { !$0.isNumber })
+    trigger = try setup.attachTrigger(
+      deviceName: info.name, deviceNumber: number, deviceParent: nil, triggers: triggers)
+    try setup.enableBuffer(length: nil)
     do {
-      try attachTrigger(setup)
-      try setup.journal.set("\(info.syspath)/buffer/enable", "1")
       let watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
         self?.readable(events)
       }
-      return Running(
-        journal: setup.journal, file: file, watch: watch, layout: layout, element: element,
-        deliver: deliver)
+      running = Running(
+        journal: setup.journal, file: file, watch: watch, layout: layout, element: element)
     } catch {
       file.close()
-      throw setup.fail("\(info.sysname): cannot enable the buffer: \(error)", error)
+      throw setup.fail("\(info.sysname): cannot watch \(devnode): \(error)", error)
     }
+    logger.info("\(info.sysname): reading \(channel) buffered from \(devnode)")
   }
 
-  /// Attaches the device's own trigger (`<name>-devN`, as the HID sensor hub's drivers name
-  /// theirs) when the device takes one and has none; `TriggerChoice` decides, as for
-  /// accelerometers.
-  private func attachTrigger(_ setup: BufferSetup) throws(SystemError) {
-    let path = "\(info.syspath)/trigger/current_trigger"
-    guard let current = Sysfs.readIfPresent(path), current.isEmpty else { return }
-    let number = Int(info.sysname.drop { !$0.isNumber })
-    let triggers = Sysfs.list("/sys/bus/iio/devices").filter { $0.hasPrefix("trigger") }
-      .compactMap { entry in
-        Sysfs.readIfPresent("/sys/bus/iio/devices/\(entry)/name").map {
-          TriggerInfo(name: $0, parentSyspath: nil)
-        }
-      }
-    guard
-      let (trigger, reason) = TriggerChoice.choose(
-        deviceName: info.name, deviceNumber: number, deviceParent: nil, triggers: triggers)
-    else {
-      logger.info("\(info.sysname): no trigger of its own found; trying without one")
-      return
-    }
-    try setup.journal.set(path, trigger.name)
-    logger.info("\(info.sysname): attached trigger \(trigger.name) (\(reason))")
-  }
+  deinit { stop() }
 
   /// Stops reading and puts the device back as it was.
-  public func stop() { halt(deviceGone: false) }
+  func stop() { halt(deviceGone: false) }
 
   /// Stops reading; a device that is gone has nothing left to put back.
   private func halt(deviceGone: Bool) {
@@ -142,10 +108,9 @@ public final class AmbientBufferSource: AmbientSource {
         }.get()
       } catch {
         if error.isDeviceGone {
-          logger.warning(
-            "\(info.sysname): \(running.file.path) is gone (\(error)); stopped reading")
           halt(deviceGone: true)
-        } else if failedReads + 1 >= AmbientBufferSource.failedReadsBeforeStopping {
+          deliver(.gone("\(running.file.path): \(error.reason)"))
+        } else if failedReads + 1 >= BufferedChannelReader.failedReadsBeforeStopping {
           logger.warning(
             "\(info.sysname): reading \(running.file.path): \(error), \(failedReads + 1) times "
               + "in a row; stopped reading")
@@ -182,6 +147,10 @@ public final class AmbientBufferSource: AmbientSource {
     let last = Array(pending[((records - 1) * size)..<(records * size)])
     pending.removeFirst(records * size)
     guard let raw = running.layout.value(of: running.element, in: last) else { return }
-    running.deliver(interpreter.interpret(raw: Double(raw)))
+    deliver(
+      .reading(
+        Reading(
+          time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()),
+          value: interpreter.interpret(raw: Double(raw)).value)))
   }
 }
