@@ -151,7 +151,7 @@ let package = Package(
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
     .target(name: "TestSupport", dependencies: ["JSON", "SystemKit"], path: "Tests/TestSupport"),
-    // Runs SensorManager under a umockdev testbed for AccelerometerTests (stdin commands).
+    // Runs the sensor layer (SensorHub) under a umockdev testbed for SensorsTests (stdin commands).
     .executableTarget(
       name: "accel-probe",
       dependencies: [

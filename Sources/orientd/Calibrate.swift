@@ -9,7 +9,7 @@ import SystemKit
 /// `orientd calibrate`: finds the mount matrix of the display accelerometer from a few poses,
 /// prints it as an hwdb entry and a configuration block, and with `--write` installs it.
 ///
-/// Readings come from `SensorManager` like `orientd record --raw`: the samples it delivers in
+/// Readings come from the sensor layer (`SensorHub`) like `orientd record --raw`: the samples it delivers in
 /// the display frame are turned back into the sensor's own axes with the inverse of the matrix
 /// in force, so the result is the whole correction whatever applies today.
 final class CalibrateCommand {

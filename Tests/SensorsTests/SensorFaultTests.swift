@@ -1,10 +1,10 @@
-import Sensors
 import Glibc
 import OrientCore
+import Sensors
 import TestSupport
 import Testing
 
-/// Issue 8: faults injected into emulated sensors while SensorManager (the `accel-probe`
+/// Issue 8: faults injected into emulated sensors while the sensor layer (the `accel-probe`
 /// helper) samples them. Each test checks that nothing crashes, no wrong reading gets through,
 /// each problem is logged once, and the sensor recovers; the figures it measures are printed
 /// (`swift test --filter SensorFaultTests` shows them) for the Reliability table in docs/reliability.md.

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Real orientd code (`orientd record`, `orientd --list-sensors`, and the `accel-probe` helper
-/// around SensorManager) against emulated accelerometers in umockdev testbeds.
+/// around SensorHub) against emulated accelerometers in umockdev testbeds.
 @Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct SensorIntegrationTests {
   var orientd: String { get throws { try Built.executable("orientd") } }

@@ -292,7 +292,7 @@ public struct AmbientInterpreter: Sendable {
       guard parts.count == 2, let left = parts[0], let right = parts[1] else { return nil }
       return .light((left + right) / 2 / 255 * 100, .vendor)
     case .inputSwitch:
-      // A switch's value: 1 near, 0 far (InputProximitySource reads it from libevdev).
+      // A switch's value: 1 near, 0 far (InputProximityReader reads it from libevdev).
       guard let raw = parseNumber(text) else { return nil }
       return .proximity(near: raw != 0)
     case .iioPoll, .iioBuffer:
