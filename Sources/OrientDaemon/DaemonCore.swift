@@ -200,8 +200,11 @@ public final class DaemonCore {
     let update = orientation.process(
       reading, sensor: sensors.status(of: .accelerometer)?.accelerometer)
     posture.lid(reading)
-    guard let update else { return }
+    let proxyTilt = orientation.sensorProxyTilt ?? published.sensorProxyTilt
+    guard update != nil || proxyTilt != published.sensorProxyTilt else { return }
     var next = published
+    next.sensorProxyTilt = proxyTilt
+    guard let update else { return publishAccelerometer(next) }
     // Undefined only while flat since the start: then the last orientation stays published.
     next.orientation = effectiveOrientation(update.orientation)
     next.tilt = update.tilt

@@ -41,7 +41,7 @@ public enum SensorProxyProperty: String, DBusPropertyName {
   /// `s`; sent whenever `HasAccelerometer` is (iio-sensor-proxy's clients expect both in one
   /// signal).
   case accelerometerOrientation = "AccelerometerOrientation"
-  /// `s`.
+  /// `s`: iio-sensor-proxy's tilt of the same gravity (`Tilt.sensorProxy`), not orientd's.
   case accelerometerTilt = "AccelerometerTilt"
   /// `b`. Its changes are broadcast.
   case hasAmbientLight = "HasAmbientLight"

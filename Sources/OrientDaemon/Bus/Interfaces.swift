@@ -107,7 +107,7 @@ extension SensorProxyProperty: PublishedProperty {
     switch self {
     case .hasAccelerometer: .boolean(state.hasAccelerometer)
     case .accelerometerOrientation: .string(state.orientation.rawValue)
-    case .accelerometerTilt: .string(state.tilt.rawValue)
+    case .accelerometerTilt: .string(state.sensorProxyTilt.rawValue)
     case .hasAmbientLight: .boolean(state.ambient.hasLight)
     case .lightLevelUnit: .string(state.ambient.lightUnit.rawValue)
     case .lightLevel: .double(state.ambient.lightLevel)

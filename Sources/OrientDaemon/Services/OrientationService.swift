@@ -74,6 +74,11 @@ final class OrientationService {
     return update
   }
 
+  /// `AccelerometerTilt`: iio-sensor-proxy's tilt of the filtered gravity, once there is one.
+  var sensorProxyTilt: Tilt? {
+    detector.hasReading ? Tilt.sensorProxy(gravity: detector.gravity) : nil
+  }
+
   /// `GetReading`: the filtered gravity vector and the time of its last sample.
   func reading(hasAccelerometer: Bool) throws(DBusError) -> [DBusValue] {
     guard hasAccelerometer else {
