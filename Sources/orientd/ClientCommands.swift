@@ -1,4 +1,3 @@
-import Sensors
 import DBusKit
 import Glibc
 import JSON
@@ -6,6 +5,7 @@ import OrientClient
 import OrientCore
 import OrientLog
 import OrientWire
+import Sensors
 import SystemKit
 
 /// How `--watch` and `--get` print a state.

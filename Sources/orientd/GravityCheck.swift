@@ -1,7 +1,7 @@
-import Sensors
 import Glibc
 import JSON
 import OrientCore
+import Sensors
 import SystemKit
 import TextFormats
 
