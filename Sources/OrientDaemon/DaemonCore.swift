@@ -173,6 +173,7 @@ public final class DaemonCore {
       switch kind {
       case .accelerometer: process(reading)
       case .baseAccelerometer: posture.base(reading)
+      case .hinge: posture.measured(reading)
       case .light, .proximity, .compass:
         let next = AmbientService.received(reading.value, in: published.ambient)
         if next != published.ambient { publishAmbient(kind, next) }
@@ -190,6 +191,8 @@ public final class DaemonCore {
       publishAccelerometer(next)
     case .baseAccelerometer:
       posture.baseChanged(status?.accelerometer)
+    case .hinge:
+      posture.hingeSensorChanged(status?.sensor.hingeAngle)
     case .light, .proximity, .compass:
       publishAmbient(
         kind, AmbientService.sensorChanged(kind, status?.sensor.ambient, in: published.ambient))
@@ -258,7 +261,7 @@ public final class DaemonCore {
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.light))
     case .proximity:
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.proximity))
-    case .accelerometer, .baseAccelerometer:
+    case .accelerometer, .baseAccelerometer, .hinge:
       break
     }
   }

@@ -10,7 +10,8 @@ import SystemKit
 
 /// What `org.orientd.Posture1` publishes.
 public struct PostureState: Equatable, Sendable {
-  /// Both a display and a base accelerometer are present.
+  /// The hinge angle is known: from a sensor that measures it (the kernel's hinge or lid angle
+  /// sensor), or from a display and a base accelerometer.
   public var hasHinge = false
   /// The hinge angle (NaN while unreliable), its reliability and the posture.
   public var hinge = HingeState()
@@ -28,6 +29,11 @@ public struct PostureState: Equatable, Sendable {
 /// The convertible side of the daemon: the base accelerometer, the hinge tracker, a firmware
 /// tablet-mode switch (read) and orientd's own (uinput, written).
 ///
+/// Where the kernel measures the hinge angle itself (`SensorKind.hinge`: Intel's HID custom
+/// hinge sensor, ChromeOS's lid angle), that angle is the posture's and the base
+/// accelerometer is not read; the two accelerometers are the fallback (iio-sensor-proxy issue
+/// #318). The display accelerometer still tells tent from stand.
+///
 /// The base sensor is read only while the posture is wanted: a client holds a posture claim,
 /// or orientd drives its own tablet-mode switch (which needs the posture all the time; set
 /// `tablet-mode-switch = off` to read both sensors only for clients).
@@ -42,6 +48,8 @@ final class PostureController {
   private let sensors: any SensorSource
   /// The base accelerometer present, read or not.
   private var baseSensor: AccelerometerDescription?
+  /// The hinge angle sensor present, read or not: while there is one, the angle is its.
+  private var hingeSensor: HingeAngleDescription?
   private let loop: EventLoop?
   private let watcher: DeviceWatcher?
   private var logger: Logger
@@ -84,11 +92,17 @@ final class PostureController {
   /// Whether the display and base sensors must be read for the posture.
   var wantsSensors: Bool { (clientsWant || virtualSwitch != nil) && state.hasHinge }
 
-  /// The kinds the posture reads now.
-  var wantedKinds: Set<SensorKind> { wantsSensors ? [.accelerometer, .baseAccelerometer] : [] }
+  /// The kinds the posture reads now: the hinge angle sensor where there is one (and the
+  /// display accelerometer for tent and stand), otherwise both accelerometers.
+  var wantedKinds: Set<SensorKind> {
+    guard wantsSensors else { return [] }
+    return hingeSensor != nil ? [.accelerometer, .hinge] : [.accelerometer, .baseAccelerometer]
+  }
 
-  /// Whether the base sensor is being read.
-  var isReadingBase: Bool { sensors.isReading(.baseAccelerometer) }
+  /// Whether the angle's source is being read (the hinge angle sensor, else the base sensor).
+  var isReadingBase: Bool {
+    sensors.isReading(hingeSensor != nil ? .hinge : .baseAccelerometer)
+  }
 
   /// The base accelerometer appeared, changed or went away (`nil`).
   func baseChanged(_ sensor: AccelerometerDescription?) {
@@ -97,8 +111,31 @@ final class PostureController {
     hardwareChanged()
   }
 
-  /// A reading of the base accelerometer.
-  func base(_ reading: Reading) { sample(.base, reading) }
+  /// A reading of the base accelerometer (ignored while a hinge angle sensor serves).
+  func base(_ reading: Reading) {
+    guard hingeSensor == nil else { return }
+    sample(.base, reading)
+  }
+
+  /// The hinge angle sensor appeared, changed or went away (`nil`).
+  func hingeSensorChanged(_ sensor: HingeAngleDescription?) {
+    guard sensor != hingeSensor else { return }
+    if (sensor == nil) != (hingeSensor == nil) {
+      // Another source: decide afresh (no reading of the old one is paired with the new).
+      tracker.reset()
+      logger.info(
+        sensor.map { "hinge angle from \($0.sysname) (\($0.source))" }
+          ?? "hinge angle sensor gone: the angle comes from the two accelerometers again")
+    }
+    hingeSensor = sensor
+    hardwareChanged()
+  }
+
+  /// A reading of the hinge angle sensor (degrees).
+  func measured(_ reading: Reading) {
+    guard hingeSensor != nil, case .angle(let degrees) = reading.value else { return }
+    track { $0.process(measuredAngle: degrees, time: reading.time.seconds) }
+  }
 
   /// Follows input hotplug, looks for a firmware switch and sets up orientd's own as
   /// configured.
@@ -161,8 +198,13 @@ final class PostureController {
 
   private func sample(_ part: HingePart, _ reading: Reading) {
     guard let acceleration = reading.acceleration else { return }
+    track { $0.process(part, time: reading.time.seconds, acceleration) }
+  }
+
+  /// Feeds the tracker; logs and publishes what changed.
+  private func track(_ feed: (inout HingeTracker) -> Void) {
     let before = state.hinge
-    tracker.process(part, time: reading.time.seconds, acceleration)
+    feed(&tracker)
     guard tracker.state != before else { return }
     if tracker.state.posture != before.posture {
       logger.info(
@@ -203,7 +245,7 @@ final class PostureController {
       }
     }
     let hadHinge = state.hasHinge
-    state.hasHinge = hasDisplay && baseSensor != nil
+    state.hasHinge = hingeSensor != nil || (hasDisplay && baseSensor != nil)
     if state.hasHinge != hadHinge {
       tracker.reset()
       if !state.hasHinge { state.hinge = HingeState() }

@@ -149,6 +149,12 @@ final class KindSlot {
       } else {
         logger.notice("no base accelerometer: hinge angle unavailable until one appears")
       }
+    case .hinge:
+      if let d = now?.hingeAngle {
+        logger.notice("hinge angle sensor \(d.sysname) (\(d.source)): the posture follows it")
+      } else if let before {
+        logger.notice("hinge angle sensor \(before.sysname) removed")
+      }
     case .light, .proximity, .compass:
       if let info = now?.ambient {
         logger.notice(

@@ -33,6 +33,12 @@ public struct Sensor: Equatable, Sendable {
     return nil
   }
 
+  /// The hinge angle sensor's description.
+  public var hingeAngle: HingeAngleDescription? {
+    if case .hingeAngle(let d) = detail { return d }
+    return nil
+  }
+
   /// The light, proximity or compass sensor's description.
   public var ambient: AmbientDescription? {
     if case .ambient(let d) = detail { return d }
@@ -46,6 +52,8 @@ public enum SensorDetail: Equatable, Sendable {
   case accelerometer(AccelerometerDescription)
   /// A light, proximity or compass sensor: the attribute or channel, scale, unit, near level.
   case ambient(AmbientDescription)
+  /// A hinge angle the kernel reports (`IIOPollHinge`).
+  case hingeAngle(HingeAngleDescription)
 }
 
 /// How a sensor is being read.
@@ -89,6 +97,8 @@ public enum SensorValue: Equatable, Sendable {
   case proximity(near: Bool)
   /// The heading in degrees from north.
   case heading(Double)
+  /// An angle in degrees (a hinge's: 0 closed, 180 flat, 360 folded back).
+  case angle(Double)
 }
 
 /// What a running reader tells its owner.

@@ -153,6 +153,7 @@ public enum SensorDrivers {
     IIOPollLight.self, IIOBufferLight.self, HwmonLight.self,
     IIOPollProximity.self, InputProximity.self,
     IIOPollCompass.self, IIOBufferCompass.self,
+    IIOPollHinge.self,
   ]
 
   /// The driver called `name`.

@@ -17,6 +17,9 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
   case proximity
   /// A magnetometer's heading (`CompassHeading`).
   case compass
+  /// A hinge angle the hardware measures itself (Intel's HID custom hinge sensor, ChromeOS's
+  /// lid angle): where present, the posture's angle.
+  case hinge
 
   /// What the log calls its sensor.
   public var noun: String {
@@ -26,6 +29,7 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
     case .light: "light sensor"
     case .proximity: "proximity sensor"
     case .compass: "compass sensor"
+    case .hinge: "hinge angle sensor"
     }
   }
 
@@ -78,6 +82,9 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
         }
       }
       return Choice(chosen: candidates.min { order($0) < order($1) })
+    case .hinge:
+      // The lowest device number, as for the base accelerometer.
+      return Choice(chosen: candidates.min { Sensor.deviceOrder($0, $1) })
     }
   }
 }
