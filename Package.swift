@@ -104,23 +104,26 @@ let package = Package(
     // Wrappers: libudev discovery and hotplug; IIO accelerometers from udev device to samples.
     .target(name: "DeviceDiscovery", dependencies: ["CUdev", "SystemKit"]),
     .target(
-      name: "Accelerometer",
+      name: "Sensors",
       dependencies: [
         "DeviceDiscovery", "SystemKit", "OrientLog", "OrientCore", "TextFormats", "JSON",
         "EvdevKit",
         "CEvdev", "CLinuxShims",
       ]),
 
+    // The D-Bus contract, spelt once: bus names, paths, interfaces, properties, claim methods.
+    .target(name: "OrientWire", dependencies: ["DBusKit"]),
     // The D-Bus client of orientd (and iio-sensor-proxy): orientd --watch/--get, orientcam.
     .target(
-      name: "OrientClient", dependencies: ["DBusKit", "SystemKit", "OrientLog", "OrientCore"]),
+      name: "OrientClient",
+      dependencies: ["DBusKit", "OrientWire", "SystemKit", "OrientLog", "OrientCore"]),
 
     // Composition: one event loop, the sensor, the detector, both D-Bus APIs and the claims.
     .target(
       name: "OrientDaemon",
       dependencies: [
-        "Accelerometer", "DBusKit", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit",
-        "OrientLog", "EvdevKit", "CEvdev",
+        "Sensors", "DBusKit", "OrientWire", "DeviceDiscovery", "OrientCore", "TextFormats",
+        "SystemKit", "OrientLog", "EvdevKit", "CEvdev",
       ]),
 
     // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.
@@ -139,7 +142,7 @@ let package = Package(
       name: "orientd",
       dependencies: [
         "OrientCore", "TextFormats", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery",
-        "Accelerometer", "DBusKit", "OrientClient", "OrientDaemon", "FaceClient",
+        "Sensors", "DBusKit", "OrientWire", "OrientClient", "OrientDaemon", "FaceClient",
       ]),
     // orientd rotate, exec'd by orientd: its own program so the root daemon maps no X11/xcb
     // library. Installed in PREFIX/libexec/orientd (Debian package orientd-rotate).
@@ -147,7 +150,7 @@ let package = Package(
       name: "orientd-rotate",
       dependencies: [
         "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "DBusKit",
-        "OrientClient", "ScreenRotation", "X11Rotation", "DRMKit",
+        "OrientWire", "OrientClient", "ScreenRotation", "X11Rotation", "DRMKit",
       ]),
     // Asks orientd-face about a proposed rotation on an event loop, with a hard timeout (the
     // client side of the face resolver; `orientd replay --face-camera`, later the daemon).
@@ -165,7 +168,7 @@ let package = Package(
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
-      name: "iio-read-bench", dependencies: ["CIIO", "Accelerometer", "SystemKit"],
+      name: "iio-read-bench", dependencies: ["CIIO", "Sensors", "SystemKit"],
       path: "Benchmarks/iio-read-bench"),
     .executableTarget(
       name: "orientcam",
@@ -183,7 +186,7 @@ let package = Package(
       path: "Benchmarks/motion-bench"),
     // Many clients claiming, releasing and vanishing at once (scripts/bench/claims.sh).
     .executableTarget(
-      name: "claims-bench", dependencies: ["DBusKit", "SystemKit", "JSON"],
+      name: "claims-bench", dependencies: ["DBusKit", "OrientWire", "SystemKit", "JSON"],
       path: "Benchmarks/claims-bench"),
 
     // Turn to output transform applied: orientd rotate on a headless sway vs rot8's polling
@@ -195,11 +198,11 @@ let package = Package(
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
     .target(name: "TestSupport", dependencies: ["JSON", "SystemKit"], path: "Tests/TestSupport"),
-    // Runs SensorManager under a umockdev testbed for AccelerometerTests (stdin commands).
+    // Runs the sensor layer (SensorHub) under a umockdev testbed for SensorsTests (stdin commands).
     .executableTarget(
       name: "accel-probe",
       dependencies: [
-        "Accelerometer", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
+        "Sensors", "DeviceDiscovery", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
         "JSON",
       ],
       path: "Tests/Helpers/accel-probe"),
@@ -220,21 +223,22 @@ let package = Package(
     .testTarget(
       name: "DeviceDiscoveryTests", dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport"]),
     .testTarget(
-      name: "AccelerometerTests",
+      name: "SensorsTests",
       dependencies: [
-        "Accelerometer", "EvdevKit", "CEvdev", "OrientCore", "TextFormats", "SystemKit", "JSON",
+        "Sensors", "EvdevKit", "CEvdev", "OrientCore", "TextFormats", "SystemKit", "JSON",
         "TestSupport",
       ]),
     .testTarget(
       name: "OrientClientTests",
       dependencies: [
-        "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore", "TestSupport",
+        "OrientClient", "OrientWire", "DBusKit", "SystemKit", "OrientLog", "OrientCore",
+        "TestSupport",
       ]),
     .testTarget(
       name: "OrientDaemonTests",
       dependencies: [
-        "OrientDaemon", "OrientClient", "DBusKit", "SystemKit", "OrientLog", "OrientCore",
-        "TextFormats", "JSON", "TestSupport",
+        "OrientDaemon", "OrientWire", "OrientClient", "DBusKit", "SystemKit", "OrientLog",
+        "OrientCore", "TextFormats", "JSON", "TestSupport",
       ]),
     .testTarget(name: "ScreenRotationTests", dependencies: ["ScreenRotation", "OrientCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),

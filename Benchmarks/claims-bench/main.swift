@@ -17,6 +17,7 @@
 import DBusKit
 import Glibc
 import JSON
+import OrientWire
 import SystemKit
 
 /// Writes a message to stderr.
@@ -129,10 +130,10 @@ func run(_ options: Options) throws -> ExitStatus {
     let pid = try control.callBlocking(
       destination: "org.freedesktop.DBus", path: DBusObjectPath("/org/freedesktop/DBus"),
       interface: "org.freedesktop.DBus", member: "GetConnectionUnixProcessID",
-      arguments: [.string("org.orientd.Orientation1")]
+      arguments: [.string(Wire.orientdName)]
     ).first?.uint32Value
   else {
-    complain("no process id for org.orientd.Orientation1")
+    complain("no process id for \(Wire.orientdName)")
     return .failure
   }
   let daemon = ProcessProbe(pid: pid)
@@ -140,8 +141,8 @@ func run(_ options: Options) throws -> ExitStatus {
   // claim reply timer, the sampler's timer) is in the baseline.
   for member in ["Claim", "Release"] {
     _ = try control.callBlocking(
-      destination: "org.orientd.Orientation1", path: DBusObjectPath("/org/orientd/Orientation1"),
-      interface: "org.orientd.Orientation1", member: member)
+      destination: Wire.orientdName, path: DBusObjectPath(Wire.orientationPath.rawValue),
+      interface: Wire.orientdName, member: member)
   }
   let rssBefore = daemon.status("VmRSS")
   let anonBefore = daemon.status("RssAnon")
@@ -176,13 +177,14 @@ func run(_ options: Options) throws -> ExitStatus {
     let begin = now()
     for (index, client) in clients.enumerated() {
       let own = index.isMultiple(of: 2)
-      let name = own ? "org.orientd.Orientation1" : "net.hadess.SensorProxy"
+      let name = own ? Wire.orientdName : Wire.sensorProxyName
       let member =
         own
         ? (claim ? "Claim" : "Release") : (claim ? "ClaimAccelerometer" : "ReleaseAccelerometer")
       client.call(
         destination: name,
-        path: try DBusObjectPath(own ? "/org/orientd/Orientation1" : "/net/hadess/SensorProxy"),
+        path: try DBusObjectPath(
+          own ? Wire.orientationPath.rawValue : Wire.sensorProxyPath.rawValue),
         interface: name, member: member
       ) { result in
         answered += 1

@@ -14,9 +14,9 @@
 //
 // Run it under umockdev-run with an emulated device, or on a machine with a real one;
 // scripts/bench/iio-read.sh does both and adds syscalls per reading (strace).
-import Accelerometer
 import CIIO
 import Glibc
+import Sensors
 import SystemKit
 
 /// Writes a line to stderr, prefixed with the program's name.

@@ -168,7 +168,7 @@ public final class PhotoPipeline {
         try AtomicFileWriter.write(bytes, to: path, overwrite: settings.overwrite)
         nextCounter = counter + 1
         return path
-      } catch  where error.errno == EEXIST && error.step == "link" && template.hasCounter {
+      } catch  where error.errno == EEXIST && error.step == .link && template.hasCounter {
         counter += 1
       } catch {
         throw PhotoPipeline.explain(error, path: path)
@@ -193,7 +193,7 @@ public final class PhotoPipeline {
         "\(path) is written, but syncing the folder \(folder) failed: \(reason); the photo "
           + "may be lost if the system crashes now")
     }
-    if failure.step == "sync folder" {
+    if failure.step == .syncFolder {
       return CaptureError(
         .ioError,
         "\(path): syncing the folder \(folder) failed: \(reason), so the photo could not be "
@@ -218,7 +218,7 @@ public final class PhotoPipeline {
       return CaptureError(
         .cannotCreate, "\(path): no permission to create files in \(folder); \(nothing)")
     default:
-      let kind: CaptureError.Kind = failure.step == "create" ? .cannotCreate : .ioError
+      let kind: CaptureError.Kind = failure.step == .create ? .cannotCreate : .ioError
       return CaptureError(kind, "\(path): \(failure.step) failed: \(reason); \(nothing)")
     }
   }

@@ -1,5 +1,6 @@
 import DBusKit
 import OrientLog
+import OrientWire
 
 /// What `net.hadess.SensorProxy` says about the light, proximity and compass sensors (the
 /// contract in docs/dbus-api.md; orientd and iio-sensor-proxy serve the same properties).
@@ -25,13 +26,21 @@ public struct AmbientValues: Equatable, Sendable {
   /// Applies the properties of a `GetAll` answer or a `PropertiesChanged` (of either
   /// interface: their names do not overlap).
   public mutating func apply(_ properties: [String: DBusValue]) {
-    if let v = properties["HasAmbientLight"]?.boolValue { hasLight = v }
-    if let v = properties["LightLevel"]?.doubleValue { lightLevel = v }
-    if let v = properties["LightLevelUnit"]?.stringValue { lightUnit = v }
-    if let v = properties["HasProximity"]?.boolValue { hasProximity = v }
-    if let v = properties["ProximityNear"]?.boolValue { proximityNear = v }
-    if let v = properties["HasCompass"]?.boolValue { hasCompass = v }
-    if let v = properties["CompassHeading"]?.doubleValue { compassHeading = v }
+    if let v = SensorProxyProperty.hasAmbientLight.value(in: properties)?.boolValue { hasLight = v }
+    if let v = SensorProxyProperty.lightLevel.value(in: properties)?.doubleValue { lightLevel = v }
+    if let v = SensorProxyProperty.lightLevelUnit.value(in: properties)?.stringValue {
+      lightUnit = v
+    }
+    if let v = SensorProxyProperty.hasProximity.value(in: properties)?.boolValue {
+      hasProximity = v
+    }
+    if let v = SensorProxyProperty.proximityNear.value(in: properties)?.boolValue {
+      proximityNear = v
+    }
+    if let v = CompassProperty.hasCompass.value(in: properties)?.boolValue { hasCompass = v }
+    if let v = CompassProperty.compassHeading.value(in: properties)?.doubleValue {
+      compassHeading = v
+    }
   }
 }
 
@@ -49,22 +58,18 @@ public final class AmbientFollower {
     /// Compass: `ClaimCompass` on `/net/hadess/SensorProxy/Compass`.
     case compass
 
-    /// The `Claim`/`Release` suffix.
-    var method: String {
+    /// Its claim on the wire.
+    var claim: ClaimTarget {
       switch self {
-      case .light: "Light"
-      case .proximity: "Proximity"
-      case .compass: "Compass"
+      case .light: .light
+      case .proximity: .proximity
+      case .compass: .compass
       }
     }
 
-    var path: DBusObjectPath {
-      self == .compass ? OrientService.compassPath : OrientService.sensorProxyPath
-    }
+    var path: DBusObjectPath { claim.path }
 
-    var interface: String {
-      self == .compass ? AmbientFollower.compassInterface : AmbientFollower.busName
-    }
+    var interface: String { claim.interface }
 
     /// In `allCases` order.
     public static func < (a: Kind, b: Kind) -> Bool {
@@ -94,8 +99,7 @@ public final class AmbientFollower {
   /// After `stop()` or a failure (not after `forget()`, nor once started again): a claim that
   /// succeeds only now is released at once, so that no claim outlives the follower's interest.
   private var releasesLateClaims = false
-  private static let busName = "net.hadess.SensorProxy"
-  private static let compassInterface = "net.hadess.SensorProxy.Compass"
+  private static let busName = Wire.sensorProxyName
 
   /// Follows `kinds` on `connection` (owned by the caller).
   public init(connection: DBusConnection, kinds: Set<Kind>, logger: Logger) {
@@ -132,7 +136,7 @@ public final class AmbientFollower {
     for kind in kinds {
       connection.call(
         destination: AmbientFollower.busName, path: kind.path, interface: kind.interface,
-        member: "Claim\(kind.method)", timeoutMilliseconds: 10_000
+        member: kind.claim.claimMethod, timeoutMilliseconds: 10_000
       ) { [weak self] result in
         guard let self else { return }
         guard self.generation == current else {
@@ -175,7 +179,7 @@ public final class AmbientFollower {
   private func release(_ kind: Kind) {
     connection.call(
       destination: AmbientFollower.busName, path: kind.path, interface: kind.interface,
-      member: "Release\(kind.method)"
+      member: kind.claim.releaseMethod
     ) { _ in }
   }
 
@@ -192,7 +196,7 @@ public final class AmbientFollower {
       let path = interface == AmbientFollower.busName ? Kind.light.path : Kind.compass.path
       connection.call(
         destination: AmbientFollower.busName, path: path,
-        interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+        interface: Wire.propertiesInterface, member: "GetAll",
         arguments: [.string(interface)], timeoutMilliseconds: 10_000
       ) { [weak self] result in
         guard let self, self.generation == current else { return }
@@ -251,11 +255,12 @@ public final class AmbientFollower {
     case .accessDenied:
       return OrientClientError(
         .accessDenied,
-        "\(service) refused Claim\(kind.method) (\(error.message)): the bus policy or polkit "
+        "\(service) refused \(kind.claim.claimMethod) (\(error.message)): the bus policy or polkit "
           + "(net.hadess.SensorProxy.claim-sensor) does not allow it")
     case .unknownMethod:
       return OrientClientError(
-        .failed, "\(service) has no Claim\(kind.method) (\(error.message)): too old a service")
+        .failed, "\(service) has no \(kind.claim.claimMethod) (\(error.message)): too old a service"
+      )
     default:
       return OrientClientError(error, talkingTo: service)
     }

@@ -1,6 +1,7 @@
 import DBusKit
 import OrientCore
 import OrientLog
+import OrientWire
 import SystemKit
 
 /// A client of orientd (or iio-sensor-proxy) on the event loop: claims the accelerometer,
@@ -155,7 +156,7 @@ public final class OrientClient {
     }
     connection.call(
       destination: service.busName, path: service.path,
-      interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+      interface: Wire.propertiesInterface, member: "GetAll",
       arguments: [.string(service.interface)], timeoutMilliseconds: timeout
     ) { [weak self] result in
       guard let self, self.generation == current else { return }
@@ -210,7 +211,7 @@ public final class OrientClient {
     let service = OrientService.orientd
     connection.call(
       destination: service.busName, path: service.path, interface: service.interface,
-      member: "GetReading", timeoutMilliseconds: timeoutMilliseconds
+      member: Wire.getReadingMethod, timeoutMilliseconds: timeoutMilliseconds
     ) { result in
       switch result {
       case .failure(let error):

@@ -1,6 +1,7 @@
 import DBusKit
 import OrientCore
 import OrientLog
+import OrientWire
 
 /// What `org.orientd.Posture1` says (see dbus/org.orientd.Posture1.xml).
 public struct PostureReading: Equatable, Sendable {
@@ -22,12 +23,18 @@ public struct PostureReading: Equatable, Sendable {
 
   /// Applies the properties of a `GetAll` answer or a `PropertiesChanged`.
   public mutating func apply(_ properties: [String: DBusValue]) {
-    if let v = properties["HasHinge"]?.boolValue { hasHinge = v }
-    if let v = properties["HingeAngle"]?.doubleValue { hingeAngle = v }
-    if let v = properties["HingeAngleReliable"]?.boolValue { hingeAngleReliable = v }
-    if let v = properties["Posture"]?.stringValue { posture = Posture(rawValue: v) ?? .undefined }
-    if let v = properties["TabletMode"]?.boolValue { tabletMode = v }
-    if let v = properties["TabletModeSource"]?.stringValue { tabletModeSource = v }
+    if let v = PostureProperty.hasHinge.value(in: properties)?.boolValue { hasHinge = v }
+    if let v = PostureProperty.hingeAngle.value(in: properties)?.doubleValue { hingeAngle = v }
+    if let v = PostureProperty.hingeAngleReliable.value(in: properties)?.boolValue {
+      hingeAngleReliable = v
+    }
+    if let v = PostureProperty.posture.value(in: properties)?.stringValue {
+      posture = Posture(rawValue: v) ?? .undefined
+    }
+    if let v = PostureProperty.tabletMode.value(in: properties)?.boolValue { tabletMode = v }
+    if let v = PostureProperty.tabletModeSource.value(in: properties)?.stringValue {
+      tabletModeSource = v
+    }
   }
 
   /// Equal when every field is, NaN angles being equal.
@@ -53,9 +60,9 @@ public final class PostureFollower {
   private let connection: DBusConnection
   private let logger: Logger
   private var subscription: DBusSubscription?
-  private static let busName = "org.orientd.Orientation1"
-  private static let interface = "org.orientd.Posture1"
-  private static let path = (try? DBusObjectPath("/org/orientd/Posture1")) ?? .root
+  private static let busName = ClaimTarget.posture.busName
+  private static let interface = ClaimTarget.posture.interface
+  private static let path = ClaimTarget.posture.path
 
   /// Follows on `connection` (owned by the caller).
   public init(connection: DBusConnection, logger: Logger) {
@@ -78,7 +85,7 @@ public final class PostureFollower {
     }
     connection.call(
       destination: PostureFollower.busName, path: PostureFollower.path,
-      interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+      interface: Wire.propertiesInterface, member: "GetAll",
       arguments: [.string(PostureFollower.interface)]
     ) { [weak self] result in
       guard let self else { return }
@@ -100,7 +107,7 @@ public final class PostureFollower {
     isClaimed = false
     connection.call(
       destination: PostureFollower.busName, path: PostureFollower.path,
-      interface: PostureFollower.interface, member: "ReleasePosture"
+      interface: PostureFollower.interface, member: ClaimTarget.posture.releaseMethod
     ) { _ in }
   }
 
@@ -117,7 +124,7 @@ public final class PostureFollower {
     isClaimed = true
     connection.call(
       destination: PostureFollower.busName, path: PostureFollower.path,
-      interface: PostureFollower.interface, member: "ClaimPosture"
+      interface: PostureFollower.interface, member: ClaimTarget.posture.claimMethod
     ) { [weak self] result in
       if case .failure(let error) = result {
         self?.logger.notice("cannot claim the posture: \(error.message)")

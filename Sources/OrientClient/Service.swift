@@ -1,58 +1,57 @@
 import DBusKit
 import OrientCore
+import OrientWire
 
 /// A D-Bus service that reports the device orientation, and how to talk to it.
 ///
 /// orientd serves both; iio-sensor-proxy serves only `net.hadess.SensorProxy`. Clients prefer
 /// orientd's own API (it has tilt as the daemon computes it, the rotation, the sensor and the
 /// gravity vector) and fall back to the compatibility one.
-public enum OrientService: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum OrientService: Sendable, CaseIterable, CustomStringConvertible {
   /// orientd's own API: `org.orientd.Orientation1` at `/org/orientd/Orientation1`.
-  case orientd = "org.orientd.Orientation1"
+  case orientd
   /// iio-sensor-proxy's API (also served by orientd): `net.hadess.SensorProxy`.
-  case sensorProxy = "net.hadess.SensorProxy"
+  case sensorProxy
 
   /// The well-known bus name.
-  public var busName: String { rawValue }
+  public var busName: String { claim.busName }
 
   /// The object path.
-  public var path: DBusObjectPath {
-    switch self {
-    case .orientd: return OrientService.orientdPath
-    case .sensorProxy: return OrientService.sensorProxyPath
-    }
-  }
+  public var path: DBusObjectPath { claim.path }
 
   /// The interface name (the same as the bus name for both).
-  public var interface: String { rawValue }
+  public var interface: String { claim.interface }
 
   /// The method that claims the accelerometer.
-  public var claimMethod: String { self == .orientd ? "Claim" : "ClaimAccelerometer" }
+  public var claimMethod: String { claim.claimMethod }
 
   /// The method that releases the claim.
-  public var releaseMethod: String { self == .orientd ? "Release" : "ReleaseAccelerometer" }
+  public var releaseMethod: String { claim.releaseMethod }
+
+  /// The claim of the orientation through this service's API.
+  public var claim: ClaimTarget { self == .orientd ? .orientd : .sensorProxy }
 
   /// The property holding the orientation wire name.
   public var orientationProperty: String {
-    self == .orientd ? "Orientation" : "AccelerometerOrientation"
+    self == .orientd
+      ? OrientdProperty.orientation.rawValue : SensorProxyProperty.accelerometerOrientation.rawValue
   }
 
   /// The property holding the tilt wire name.
-  public var tiltProperty: String { self == .orientd ? "Tilt" : "AccelerometerTilt" }
+  public var tiltProperty: String {
+    self == .orientd
+      ? OrientdProperty.tilt.rawValue : SensorProxyProperty.accelerometerTilt.rawValue
+  }
 
   /// The bus name.
-  public var description: String { rawValue }
+  public var description: String { busName }
 
   /// `/org/orientd/Orientation1`.
-  public static let orientdPath = path("/org/orientd/Orientation1")
+  public static let orientdPath = Wire.orientationPath
   /// `/net/hadess/SensorProxy`.
-  public static let sensorProxyPath = path("/net/hadess/SensorProxy")
+  public static let sensorProxyPath = Wire.sensorProxyPath
   /// `/net/hadess/SensorProxy/Compass`.
-  public static let compassPath = path("/net/hadess/SensorProxy/Compass")
-
-  private static func path(_ text: String) -> DBusObjectPath {
-    (try? DBusObjectPath(text)) ?? .root
-  }
+  public static let compassPath = Wire.compassPath
 }
 
 /// What a service reports about the device orientation.
@@ -100,7 +99,9 @@ public struct OrientState: Equatable, Sendable {
   @discardableResult
   public mutating func apply(_ properties: [String: DBusValue]) -> Fields {
     var changed: Fields = []
-    if let value = properties["HasAccelerometer"]?.boolValue, value != hasAccelerometer {
+    if let value = OrientdProperty.hasAccelerometer.value(in: properties)?.boolValue,
+      value != hasAccelerometer
+    {
       hasAccelerometer = value
       changed.insert(.hasAccelerometer)
     }
@@ -118,7 +119,8 @@ public struct OrientState: Equatable, Sendable {
         changed.insert(.tilt)
       }
     }
-    if service == .orientd, let value = properties["Sensor"]?.stringKeyedDictionary,
+    if service == .orientd,
+      let value = OrientdProperty.sensor.value(in: properties)?.stringKeyedDictionary,
       value != sensor
     {
       sensor = value

@@ -262,6 +262,29 @@ public struct HingeTracker: Sendable {
     return state != before
   }
 
+  /// Feeds a hinge angle the hardware measured itself (degrees, 0...360: Intel's HID custom
+  /// hinge sensor, ChromeOS's lid angle) at `time` (seconds). There is no pair to match and no
+  /// seam to guess: the angle is reliable as it comes. The display's readings
+  /// (`process(.lid, ...)`) still tell tent from stand; without a base reading they never make
+  /// an angle of their own, so the two sources do not mix.
+  ///
+  /// - Returns: whether `state` changed.
+  @discardableResult
+  public mutating func process(measuredAngle degrees: Double, time: Double) -> Bool {
+    guard degrees.isFinite else { return false }
+    let before = state
+    angle = min(max(degrees, 0), 360)
+    unreliability = nil
+    state.isReliable = true
+    let p = parameters
+    if !(abs(angle - state.angle) < p.reportStep) || p.reportStep == 0 {
+      state.angle = p.reportStep > 0 ? (angle * 10).rounded() / 10 : angle
+    }
+    // Without a display reading yet, as a laptop's display stands (upright: y = -g).
+    decidePosture(time: time, lidGravity: lid?.filtered ?? Vector3(0, -p.gravity, 0))
+    return state != before
+  }
+
   /// One part's latest reading, filtered, and how fast the filtered vector moves.
   private struct PartReading {
     var raw: Vector3

@@ -1,5 +1,5 @@
-import Accelerometer
 import OrientCore
+import Sensors
 import SystemKit
 import TextFormats
 
@@ -16,8 +16,10 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
   /// `[detector]`.
   public var detector = DetectorParameters()
-  /// `[sampling]` and `[device "..."]`.
+  /// `[sampling]` (the accelerometers' keys) and `[device "..."]`.
   public var accelerometer = AccelerometerConfiguration()
+  /// `light-interval` and `proximity-interval` of `[sampling]`.
+  public var ambient = AmbientConfiguration()
   /// `[posture]`: convertibles (hinge, tablet-mode switch).
   public var posture = PostureSettings()
   /// The file it was read from (`nil`: built-in defaults).
@@ -25,6 +27,14 @@ public struct DaemonConfiguration: Equatable, Sendable {
 
   /// The built-in defaults.
   public init() {}
+
+  /// What the sensor layer reads with.
+  public var sensors: SensorsConfiguration {
+    var sensors = SensorsConfiguration()
+    sensors.accelerometer = accelerometer
+    sensors.ambient = ambient
+    return sensors
+  }
 
   /// Interprets a parsed file.
   ///
@@ -45,6 +55,19 @@ public struct DaemonConfiguration: Equatable, Sendable {
     }
     detector = try DetectorParameters(config: file)
     accelerometer = try AccelerometerConfiguration(file)
+    for section in file.sections(named: "sampling") {
+      for entry in section.entries
+      where entry.key == "light-interval" || entry.key == "proximity-interval" {
+        // Checked by AccelerometerConfiguration: a number of seconds within 0.05 ... 10.
+        let seconds = (try? DecimalText.parseDouble(entry.value)) ?? 0.5
+        let interval = Duration.milliseconds(Int64((seconds * 1000).rounded()))
+        if entry.key == "light-interval" {
+          ambient.lightInterval = interval
+        } else {
+          ambient.proximityInterval = interval
+        }
+      }
+    }
     posture = try PostureSettings(file)
     source = file.source
   }
@@ -59,7 +82,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
   /// Reads the configuration: `path` if given (it must exist), otherwise
   /// `/etc/orientd.conf` if it exists, otherwise the defaults.
   ///
-  /// - Throws: `DaemonConfigurationError`: `unreadable` (exit 66) or `invalid` (exit 65).
+  /// - Throws: `DaemonConfigurationError`: status `noInput` (66) or `dataError` (65).
   public static func load(path: String?, defaultPath: String = defaultPath)
     throws(DaemonConfigurationError) -> DaemonConfiguration
   {
@@ -76,42 +99,17 @@ public struct DaemonConfiguration: Equatable, Sendable {
       let file = try FileDescriptor(path: chosen)
       bytes = try file.readToEnd(limit: ConfigFile.maxBytes)
     } catch {
-      throw DaemonConfigurationError(
-        .unreadable, "cannot read the configuration: \(error)")
+      throw DaemonConfigurationError(.noInput, "cannot read the configuration: \(error)")
     }
     do {
       return try DaemonConfiguration(
         parsing: String(decoding: bytes, as: UTF8.self), source: chosen)
     } catch {
-      throw DaemonConfigurationError(.invalid, error.description)
+      throw DaemonConfigurationError(.dataError, error.description)
     }
   }
 }
 
-/// Why the configuration could not be loaded.
-public struct DaemonConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The class of problem.
-  public enum Kind: Sendable, Equatable {
-    /// The file cannot be opened or read (exit 66).
-    case unreadable
-    /// Its content is wrong (exit 65); the message names `path:line`.
-    case invalid
-  }
-
-  /// The class.
-  public var kind: Kind
-  /// What is wrong, where.
-  public var message: String
-
-  /// Creates an error.
-  public init(_ kind: Kind, _ message: String) {
-    self.kind = kind
-    self.message = message
-  }
-
-  /// The exit status for it: `noInput` (66) or `dataError` (65).
-  public var status: ExitStatus { kind == .unreadable ? .noInput : .dataError }
-
-  /// The message.
-  public var description: String { message }
-}
+/// Why the configuration could not be loaded: `noInput` (66) for a file that cannot be read,
+/// `dataError` (65) for one whose content is wrong (the message names `path:line`).
+public typealias DaemonConfigurationError = StatusError

@@ -1,6 +1,6 @@
-import Accelerometer
 import DBusKit
 import OrientCore
+import Sensors
 
 /// What the daemon tells clients: the values behind the D-Bus properties of both APIs (each
 /// property's `value(in:)` reads them).
@@ -17,7 +17,7 @@ public struct PublishedState: Equatable, Sendable {
   public var sensor: [String: DBusValue] = [:]
   /// `org.orientd.Posture1`'s properties.
   public var posture = PostureState()
-  /// Light, proximity and compass (AmbientService.swift).
+  /// Light, proximity and compass (Services/AmbientService.swift).
   public var ambient = AmbientState()
 
   /// No sensor, nothing known.
@@ -32,7 +32,7 @@ extension SensorStatus {
   /// `location`, `location-source`, `mode`, `rate` (d, Hz), `mount-matrix`,
   /// `mount-matrix-source` (s) and `scale` (ad, x y z).
   public var busDescription: [String: DBusValue] {
-    let d = description
+    guard let d = accelerometer else { return [:] }
     var result: [String: DBusValue] = [
       "device": .string(d.sysname),
       "syspath": .string(d.facts.syspath),

@@ -9,7 +9,7 @@ extension ProgramRunner {
     do {
       return try run(arguments, environment: environment)
     } catch {
-      throw rotateError(error, arguments[0])
+      throw rotateError(error.step, error.error, arguments[0])
     }
   }
 
@@ -20,13 +20,15 @@ extension ProgramRunner {
     do {
       return try spawn(arguments, environment: environment, output: output, errors: errors)
     } catch {
-      throw rotateError(error, arguments[0])
+      throw rotateError(.start, error, arguments[0])
     }
   }
 
   /// A program that cannot be started is 69 (missing), a pipe that cannot be made 71.
-  private static func rotateError(_ error: SystemError, _ program: String) -> RotateError {
-    if error.operation == "pipe" {
+  private static func rotateError(
+    _ step: ProgramRunner.Failure.Step, _ error: SystemError, _ program: String
+  ) -> RotateError {
+    if step == .pipe {
       return RotateError(.osError, "cannot create a pipe for \(program): \(error.reason)")
     }
     return RotateError(

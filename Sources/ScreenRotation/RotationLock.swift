@@ -48,22 +48,13 @@ public enum RotationLock {
   ///
   /// - Throws: `RotateError` (73) naming the path.
   public static func save(_ locked: Bool, to path: String) throws(RotateError) {
-    let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-    var prefix = ""
-    for part in directory.split(separator: "/") {
-      prefix += "/\(part)"
-      if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-        throw RotateError(.cannotCreate, "cannot create \(prefix): \(errnoText())")
-      }
-    }
-    let temporary = "\(path).new"
-    guard let file = fopen(temporary, "w") else {
-      throw RotateError(.cannotCreate, "cannot write \(temporary): \(errnoText())")
-    }
-    let text = locked ? "locked\n" : "unlocked\n"
-    let ok = fputs(text, file) >= 0
-    guard fclose(file) == 0, ok, rename(temporary, path) == 0 else {
-      throw RotateError(.ioError, "cannot save the rotation lock to \(path): \(errnoText())")
+    do {
+      try AtomicFileWriter.write(
+        Array((locked ? "locked\n" : "unlocked\n").utf8), to: path, overwrite: true,
+        makeFolders: true, folderPermissions: 0o700, tag: "orientd-rotate")
+    } catch {
+      let status: ExitStatus = error.step == .create ? .cannotCreate : .ioError
+      throw RotateError(status, "cannot save the rotation lock to \(path): \(error)")
     }
   }
 

@@ -65,3 +65,22 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
 public func exit(_ status: ExitStatus) -> Never {
   Glibc.exit(status.rawValue)
 }
+
+/// A failure a user can cause or meet, with what to tell them and the status to exit with: the
+/// one `{status, message}` error of the project (the daemon's start-up and configuration,
+/// `orientd rotate`, `orientd calibrate --write`, `orientd replay`).
+public struct StatusError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The exit status (sysexits(3)).
+  public var status: ExitStatus
+  /// What went wrong, where, and what to do.
+  public var message: String
+
+  /// Creates an error.
+  public init(_ status: ExitStatus, _ message: String) {
+    self.status = status
+    self.message = message
+  }
+
+  /// The message.
+  public var description: String { message }
+}

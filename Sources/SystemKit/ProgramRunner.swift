@@ -22,32 +22,55 @@ public enum ProgramRunner {
     }
   }
 
+  /// Why `run` could not run a program.
+  public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The step that failed.
+    public enum Step: Sendable, Equatable {
+      /// Making the output pipes (out of descriptors: the system's problem, not the program's).
+      case pipe
+      /// Starting the program (`posix_spawnp`): not on PATH, not executable.
+      case start
+    }
+
+    /// The step.
+    public var step: Step
+    /// The system call's error.
+    public var error: SystemError
+
+    /// The error number.
+    public var code: Errno { error.code }
+    /// The system call's message.
+    public var description: String { error.description }
+  }
+
   /// Runs `arguments` (looked up in PATH) with `environment` added to this process's, waits
   /// for it and returns its status and output.
   ///
-  /// - Throws: `SystemError`: `pipe` when the pipes cannot be made, `posix_spawnp` (with the
-  ///   program as its path) when the program cannot be started, e.g. it is not on PATH.
+  /// - Throws: `Failure`: step `pipe` when the pipes cannot be made, `start` when the program
+  ///   cannot be started, e.g. it is not on PATH.
   public static func run(_ arguments: [String], environment: [String: String] = [:])
-    throws(SystemError) -> Outcome
+    throws(Failure) -> Outcome
   {
     precondition(!arguments.isEmpty)
     var outPipe: [Int32] = [-1, -1]
     var errPipe: [Int32] = [-1, -1]
     guard orient_pipe_cloexec(&outPipe) == 0 else {
-      throw SystemError(errno: errno, operation: "pipe", path: arguments[0])
+      throw Failure(
+        step: .pipe, error: SystemError(errno: errno, operation: "pipe", path: arguments[0]))
     }
     guard orient_pipe_cloexec(&errPipe) == 0 else {
       let code = errno
       close(outPipe[0])
       close(outPipe[1])
-      throw SystemError(errno: code, operation: "pipe", path: arguments[0])
+      throw Failure(
+        step: .pipe, error: SystemError(errno: code, operation: "pipe", path: arguments[0]))
     }
     let child: pid_t
     do {
       child = try spawn(arguments, environment: environment, output: outPipe[1], errors: errPipe[1])
     } catch {
       for fd in outPipe + errPipe { close(fd) }
-      throw error
+      throw Failure(step: .start, error: error)
     }
     close(outPipe[1])
     close(errPipe[1])

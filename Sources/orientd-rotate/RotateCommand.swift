@@ -5,6 +5,7 @@ import JSON
 import OrientClient
 import OrientCore
 import OrientLog
+import OrientWire
 import ScreenRotation
 import SystemKit
 
@@ -100,7 +101,7 @@ enum RotateCommand {
         RotateError(
           .success,
           "\(name == "kde" ? "KDE (KWin)" : "GNOME (mutter)") turns the screen by itself from "
-            + "net.hadess.SensorProxy, which orientd serves: nothing to do (--force to run anyway; "
+            + "\(Wire.sensorProxyName), which orientd serves: nothing to do (--force to run anyway; "
             + "auto-rotation is in the desktop's display settings)"))
     }
     do {

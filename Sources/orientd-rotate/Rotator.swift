@@ -5,6 +5,7 @@ import JSON
 import OrientClient
 import OrientCore
 import OrientLog
+import OrientWire
 import ScreenRotation
 import SystemKit
 
@@ -217,7 +218,7 @@ final class Rotator {
       wait = try client.waitForService(
         absent: { [weak self] in
           self?.logger.notice(
-            "waiting for org.orientd.Orientation1 or net.hadess.SensorProxy to appear")
+            "waiting for \(Wire.orientdName) or \(Wire.sensorProxyName) to appear")
         }, { [weak self] service in self?.claim(service) })
     } catch {
       StandardStream.error.writeLine("orientd rotate: \(error.message)")

@@ -1,6 +1,6 @@
-import Accelerometer
 import JSON
 import OrientClient
+import Sensors
 
 /// How `--watch --light --proximity --compass` prints those sensors after the orientation.
 enum AmbientFormat {

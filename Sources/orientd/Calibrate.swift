@@ -1,47 +1,15 @@
-import Accelerometer
 import Glibc
 import JSON
 import OrientCore
 import OrientDaemon
 import OrientLog
+import Sensors
 import SystemKit
-
-/// The options of `orientd calibrate`.
-struct CalibrateOptions: Equatable {
-  /// Where `--write` installs the result.
-  enum Target: String, Equatable {
-    /// A local hwdb file, then `systemd-hwdb update` and `udevadm trigger`.
-    case hwdb
-    /// A `[device]` block in orientd's configuration file.
-    case config
-  }
-
-  /// One JSON object per line (events), for tools and tests.
-  var json = false
-  /// The nearest rotation instead of a signed axis permutation.
-  var exact = false
-  /// `--write [hwdb|config]`.
-  var write: Target?
-  /// `--revert`: remove what an earlier `--write` installed.
-  var revert = false
-  /// `--sensor NAME`: the kernel name (`iio:device0`) or `name` attribute expected.
-  var sensor: String?
-  /// `--config FILE` (read, and written by `--write config`).
-  var configPath: String?
-  /// `-v`.
-  var verbose = false
-  /// `--hold S`: seconds of holding still that confirm a pose.
-  var hold = 2.0
-  /// `--timeout S`: give up on a pose after this long.
-  var timeout = 120.0
-  /// `--hwdb-file PATH`: the local hwdb file `--write` writes.
-  var hwdbFile = "/etc/udev/hwdb.d/61-sensor-orientd.hwdb"
-}
 
 /// `orientd calibrate`: finds the mount matrix of the display accelerometer from a few poses,
 /// prints it as an hwdb entry and a configuration block, and with `--write` installs it.
 ///
-/// Readings come from `SensorManager` like `orientd record --raw`: the samples it delivers in
+/// Readings come from the sensor layer (`SensorHub`) like `orientd record --raw`: the samples it delivers in
 /// the display frame are turned back into the sensor's own axes with the inverse of the matrix
 /// in force, so the result is the whole correction whatever applies today.
 final class CalibrateCommand {
@@ -54,7 +22,7 @@ final class CalibrateCommand {
 
   private let options: CalibrateOptions
   private let loop: EventLoop
-  private let manager: SensorManager
+  private let hub: SensorHub
   private let logger: Logger
   private var configuration: DaemonConfiguration
   private let output: CalibrateOutput
@@ -92,12 +60,10 @@ final class CalibrateCommand {
     signal(SIGPIPE, SIG_IGN)
     do {
       let loop = try EventLoop()
-      var accelerometer = configuration.accelerometer
-      // Each pose is measured over seconds of stillness: a silent still device has no readings.
-      accelerometer.sampling.silentWhileStill = false
-      let manager = try SensorManager(loop: loop, configuration: accelerometer, logger: logger)
+      let hub = try SensorHub(
+        loop: loop, configuration: CalibrateCommand.sensors(configuration), logger: logger)
       let command = CalibrateCommand(
-        options: options, loop: loop, manager: manager, logger: logger,
+        options: options, loop: loop, hub: hub, logger: logger,
         configuration: configuration)
       return command.run()
     } catch {
@@ -105,13 +71,21 @@ final class CalibrateCommand {
     }
   }
 
+  /// The sensor configuration of `configuration` for calibrating: each pose is measured over
+  /// seconds of stillness, and a silent still device has no readings.
+  static func sensors(_ configuration: DaemonConfiguration) -> SensorsConfiguration {
+    var sensors = configuration.sensors
+    sensors.sampling.silentWhileStill = false
+    return sensors
+  }
+
   private init(
-    options: CalibrateOptions, loop: EventLoop, manager: SensorManager, logger: Logger,
+    options: CalibrateOptions, loop: EventLoop, hub: SensorHub, logger: Logger,
     configuration: DaemonConfiguration
   ) {
     self.options = options
     self.loop = loop
-    self.manager = manager
+    self.hub = hub
     self.logger = logger
     self.configuration = configuration
     self.output = CalibrateOutput(json: options.json)
@@ -126,14 +100,14 @@ final class CalibrateCommand {
       signals = try loop.handleSignals([SIGINT, SIGTERM]) { [weak self] signo in
         self?.finish(.failure, "interrupted (signal \(signo)); nothing was written")
       }
-      try manager.begin()
+      try hub.begin()
     } catch {
       SensorCommandSupport.fail(.unavailable, "cannot read sensors: \(error)")
     }
     defer { signals.cancel() }
     if options.revert { return revert() }
-    guard let chosen = manager.choice.chosen else {
-      let present = manager.sensors.map(\.sysname)
+    guard let chosen = hub.choice(of: .accelerometer).chosen?.accelerometer else {
+      let present = hub.accelerometers.map(\.sysname)
       output.fail(
         "no display accelerometer found"
           + (present.isEmpty
@@ -158,8 +132,13 @@ final class CalibrateCommand {
         return error.status
       }
     }
-    manager.onSensorChange = { [weak self] status in self?.sensorChanged(status) }
-    manager.onSample = { [weak self] sample in self?.sampled(sample) }
+    hub.onEvent = { [weak self] event in
+      switch event {
+      case .changed(.accelerometer, let status): self?.sensorChanged(status)
+      case .reading(.accelerometer, let reading): self?.sampled(reading)
+      default: break
+      }
+    }
     do {
       inputWatch = try loop.watch(0, for: .readable) { [weak self] _ in self?.readInput() }
     } catch {
@@ -173,18 +152,17 @@ final class CalibrateCommand {
       SensorCommandSupport.fail(.osError, "cannot make a timer: \(error)")
     }
     askForPose(0)
-    manager.start()
+    hub.setWanted(.accelerometer, true)
     do {
       try loop.run()
     } catch {
-      manager.stop()
+      hub.stopAll()
       SensorCommandSupport.fail(.software, "event loop failed: \(error)")
     }
-    manager.stop()
+    hub.stopAll()
     ticker.cancel()
     inputWatch?.cancel()
-    manager.onSample = nil
-    manager.onSensorChange = nil
+    hub.onEvent = nil
     output.endLiveLine()
     return exitStatus
   }
@@ -196,7 +174,7 @@ final class CalibrateCommand {
     if let message {
       if status == .success { output.note(message) } else { output.fail(message) }
     }
-    manager.stop()
+    hub.stopAll()
     loop.stop()
   }
 
@@ -213,23 +191,24 @@ final class CalibrateCommand {
 
   private func sensorChanged(_ new: SensorStatus?) {
     status = new
-    unmount = new?.description.mountMatrix.inverse
-    if let new { description = new.description }
+    unmount = new?.accelerometer?.mountMatrix.inverse
+    if let d = new?.accelerometer { description = d }
     if new == nil, stage != .done {
       output.note("the accelerometer went away; waiting for it to come back")
     }
-    if stage == .applying, let new, let result, new.description.mountMatrix == result.matrix {
-      applied(new.description)
+    if stage == .applying, let d = new?.accelerometer, let result, d.mountMatrix == result.matrix {
+      applied(d)
     }
   }
 
-  private func sampled(_ sample: AccelerometerSample) {
-    lastSample = sample.timestamp
-    let time = Double(sample.timestamp) / 1e9
+  private func sampled(_ reading: Reading) {
+    guard let acceleration = reading.acceleration else { return }
+    lastSample = reading.time.nanoseconds
+    let time = reading.time.seconds
     switch stage {
     case .pose(let index):
       guard let unmount else { return }
-      window.add(time: time, unmount.apply(sample.acceleration))
+      window.add(time: time, unmount.apply(acceleration))
       let still = window.stillFor
       if still >= options.hold {
         evaluate(CalibrationPose.allCases[index], byEnter: false)
@@ -238,7 +217,7 @@ final class CalibrateCommand {
       }
       readout(still: still, hint: nil)
     case .confirming:
-      window.add(time: time, sample.acceleration)
+      window.add(time: time, acceleration)
       if window.stillFor >= options.hold { confirm(byEnter: false) }
       readout(still: window.stillFor, hint: nil)
     case .applying, .done:
@@ -323,8 +302,10 @@ final class CalibrateCommand {
     }
     stage = .applying
     applyDeadline = Clock.monotonicNanoseconds() + 15_000_000_000
-    if let active = manager.active, active.description.mountMatrix == derived.matrix {
-      applied(active.description)
+    if let active = hub.status(of: .accelerometer)?.accelerometer,
+      active.mountMatrix == derived.matrix
+    {
+      applied(active)
     }
   }
 
@@ -407,8 +388,9 @@ final class CalibrateCommand {
       }
     case .applying:
       if now > applyDeadline {
-        let matrix = manager.active?.description.mountMatrix.description ?? "none"
-        let source = manager.active.map { "\($0.description.mountMatrixSource)" } ?? "no sensor"
+        let active = hub.status(of: .accelerometer)?.accelerometer
+        let matrix = active?.mountMatrix.description ?? "none"
+        let source = active.map { "\($0.mountMatrixSource)" } ?? "no sensor"
         finish(
           .unavailable,
           "wrote the entry, but after 15 s the sensor still has mount matrix \(matrix) from "
@@ -526,7 +508,7 @@ final class CalibrateCommand {
       try CalibrationInstall.writeAtomically(configPath, text)
       output.wrote(path: configPath, what: "config")
       configuration = parsed
-      manager.update(configuration: parsed.accelerometer)
+      hub.update(configuration: CalibrateCommand.sensors(parsed))
       output.note(
         "a running orientd reads it on SIGHUP (systemctl reload orientd, or kill -HUP)")
     }
@@ -547,7 +529,7 @@ final class CalibrateCommand {
         try CalibrationInstall.remove(options.hwdbFile)
         try CalibrationInstall.updateHwdb()
         removed.append(options.hwdbFile)
-        let syspath = manager.choice.chosen?.facts.syspath
+        let syspath = hub.choice(of: .accelerometer).chosen?.syspath
         if let problem = CalibrationInstall.trigger(syspath) { output.note(problem) }
         output.wrote(path: options.hwdbFile, what: "removed")
       }
@@ -570,50 +552,5 @@ final class CalibrateCommand {
       output.note("removed what orientd calibrate wrote: \(removed.joined(separator: ", "))")
     }
     return .success
-  }
-}
-
-/// The three forms a result is printed in.
-struct CalibrationForms {
-  /// `ACCEL_MOUNT_MATRIX=...`.
-  var property: String
-  /// The hwdb match line, or `nil` when the sensor has no hwdb key.
-  var match: String?
-  /// The whole hwdb file text (marker comment, match line, property), or `nil`.
-  var hwdbEntry: String?
-  /// The orientd.conf block.
-  var configBlock: String
-
-  init(result: CalibrationResult, description: AccelerometerDescription) {
-    let matrix = result.matrix.description
-    property = "ACCEL_MOUNT_MATRIX=\(matrix)"
-    let key = description.facts.hwdbKey.flatMap { SensorHwdbMatch.split(key: $0) }
-    let sensorName = description.facts.name ?? description.sysname
-    if let key {
-      let pattern = SensorHwdbMatch.pattern(for: key)
-      match = pattern
-      let machine = SensorHwdbMatch.machine(key.dmi).map { " on \($0)" } ?? ""
-      hwdbEntry = [
-        "\(CalibrationInstall.marker) for \(sensorName)\(machine); "
-          + "orientd calibrate --revert removes it",
-        pattern, " \(property)",
-      ].joined(separator: "\n")
-    }
-    var block = [
-      "\(CalibrationInstall.beginMarker) (\(sensorName)); orientd calibrate --revert removes it",
-      "[device \"calibrated-\(sensorName)\"]",
-    ]
-    if let name = description.facts.name { block.append("match-name = \(name)") }
-    if let modalias = description.facts.modalias {
-      let parts = modalias.split(separator: ":", omittingEmptySubsequences: false)
-      let glob = parts.count >= 2 ? "\(parts[0]):\(parts[1])*" : modalias
-      block.append("match-modalias = \(glob)")
-    }
-    if description.facts.name == nil && description.facts.modalias == nil {
-      block.append("match-name = *")
-    }
-    block.append("mount-matrix = \(matrix)")
-    block.append(CalibrationInstall.endMarker)
-    configBlock = block.joined(separator: "\n")
   }
 }

@@ -2,21 +2,7 @@ import Glibc
 import SystemKit
 
 /// Something `orientd calibrate --write/--revert` could not do, with the exit status to use.
-struct InstallError: Error, CustomStringConvertible {
-  /// The sysexits status.
-  var status: ExitStatus
-  /// What went wrong, where, and what to do.
-  var message: String
-
-  /// Creates an error.
-  init(_ status: ExitStatus, _ message: String) {
-    self.status = status
-    self.message = message
-  }
-
-  /// The message.
-  var description: String { message }
-}
+typealias InstallError = StatusError
 
 /// Files and programs for installing a calibration: atomic writes, `systemd-hwdb update`,
 /// `udevadm trigger`.
@@ -46,8 +32,12 @@ enum CalibrationInstall {
   /// needed), by creating and removing a scratch file, so that a read-only /etc or a missing
   /// permission is found before anything else is done.
   static func checkWritable(_ path: String) throws(InstallError) {
-    let directory = parent(of: path)
-    try makeDirectories(directory)
+    let directory = AtomicFileWriter.parentDirectory(of: path)
+    let made = AtomicFileWriter.makeDirectories(directory, permissions: 0o755)
+    guard made == 0 else {
+      throw InstallError(
+        .cannotCreate, "cannot create \(directory): \(String(cString: strerror(made)))")
+    }
     let probe = "\(directory)/.orientd-calibrate-probe-\(getpid())"
     let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
@@ -61,37 +51,19 @@ enum CalibrationInstall {
     unlink(probe)
   }
 
-  /// Replaces `path` with `text` atomically: a temporary file in the same directory, written,
-  /// synced and renamed over it, so that readers see the old or the new file, never half of
-  /// one.
+  /// Replaces `path` with `text` atomically (`AtomicFileWriter`: written, synced, then renamed
+  /// over it), so that readers see the old or the new file, never half of one.
   ///
-  /// - Throws: `InstallError` (73) naming the path and the reason; the temporary file is
-  ///   removed and `path` left as it was.
+  /// - Throws: `InstallError` (73) naming the path and the reason; `path` is left as it was.
   static func writeAtomically(_ path: String, _ text: String, mode: mode_t = 0o644)
     throws(InstallError)
   {
-    try makeDirectories(parent(of: path))
-    let temporary = "\(parent(of: path))/.\(baseName(of: path)).\(getpid()).tmp"
     do {
-      let file = try FileDescriptor(
-        path: temporary, options: [.writeOnly, .create, .exclusive], permissions: mode)
-      do {
-        try file.writeAll(text)
-        try file.sync()
-      } catch {
-        file.close()
-        unlink(temporary)
-        throw error
-      }
-      if let error = file.close() { throw error }
+      try AtomicFileWriter.write(
+        Array(text.utf8), to: path, overwrite: true, permissions: mode, makeFolders: true,
+        tag: "orientd")
     } catch {
-      unlink(temporary)
       throw InstallError(.cannotCreate, "cannot write \(path): \(error)")
-    }
-    guard rename(temporary, path) == 0 else {
-      let reason = String(cString: strerror(errno))
-      unlink(temporary)
-      throw InstallError(.cannotCreate, "cannot replace \(path): \(reason)")
     }
   }
 
@@ -174,27 +146,5 @@ enum CalibrationInstall {
     if lower == 0, upper < lines.count, lines[upper].isEmpty { upper += 1 }
     lines.removeSubrange(lower..<upper)
     return lines.joined(separator: "\n")
-  }
-
-  private static func parent(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    let head = String(path[..<slash])
-    return head.isEmpty ? "/" : head
-  }
-
-  private static func baseName(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return path }
-    return String(path[path.index(after: slash)...])
-  }
-
-  private static func makeDirectories(_ directory: String) throws(InstallError) {
-    var current = directory.hasPrefix("/") ? "" : "."
-    for part in directory.split(separator: "/") {
-      current += "/\(part)"
-      if mkdir(current, 0o755) != 0 && errno != EEXIST {
-        throw InstallError(
-          .cannotCreate, "cannot create \(current): \(String(cString: strerror(errno)))")
-      }
-    }
   }
 }

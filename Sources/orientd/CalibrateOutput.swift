@@ -1,7 +1,7 @@
-import Accelerometer
 import Glibc
 import JSON
 import OrientCore
+import Sensors
 import SystemKit
 
 /// What `orientd calibrate` prints: text for a person (with a live readout line on a

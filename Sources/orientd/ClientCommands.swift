@@ -1,10 +1,11 @@
-import Accelerometer
 import DBusKit
 import Glibc
 import JSON
 import OrientClient
 import OrientCore
 import OrientLog
+import OrientWire
+import Sensors
 import SystemKit
 
 /// How `--watch` and `--get` print a state.
@@ -179,7 +180,7 @@ enum WatchCommand {
     func claimWhenThere() {
       guard !stopping else { return }
       let absent = {
-        logger.notice("waiting for org.orientd.Orientation1 or net.hadess.SensorProxy to appear")
+        logger.notice("waiting for \(Wire.orientdName) or \(Wire.sensorProxyName) to appear")
       }
       do {
         wait = try client.waitForService(absent: absent, claim)

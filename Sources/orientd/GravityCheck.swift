@@ -1,7 +1,7 @@
-import Accelerometer
 import Glibc
 import JSON
 import OrientCore
+import Sensors
 import SystemKit
 import TextFormats
 

@@ -1,9 +1,9 @@
-import Accelerometer
 import Glibc
 import JSON
 import OrientCore
 import OrientDaemon
 import OrientLog
+import Sensors
 import SystemKit
 
 /// `orientd --list-sensors [--json] [--config FILE] [-v]`: every accelerometer found (IIO and
@@ -17,25 +17,21 @@ enum ListSensorsCommand {
     let configuration = SensorCommandSupport.loadConfiguration(options.configPath)
     var logger = SensorCommandSupport.logger(verbose: options.verbose)
     if !options.verbose { logger.level = .error }
-    let manager: SensorManager
+    // Every kind, found the way the daemon finds them.
+    let hub: SensorHub
     do {
       let loop = try EventLoop()
-      manager = try SensorManager(loop: loop, configuration: configuration, logger: logger)
-      try manager.begin(monitor: false)
+      hub = try SensorHub(loop: loop, configuration: configuration, logger: logger)
+      try hub.begin(monitor: false)
     } catch {
-      SensorCommandSupport.fail(.unavailable, "cannot enumerate IIO devices: \(error)")
+      SensorCommandSupport.fail(.unavailable, "cannot enumerate the sensors: \(error)")
     }
-    let sensors = manager.sensors
-    let outcome = manager.choice
-    // Light, proximity, compass: found the way the daemon finds them.
-    let ambient: [AmbientDescription]
-    do {
-      let finder = try AmbientSensors(loop: try EventLoop(), logger: logger)
-      try finder.begin(monitor: false)
-      ambient = finder.all
-    } catch {
-      SensorCommandSupport.fail(.unavailable, "cannot enumerate ambient sensors: \(error)")
-    }
+    let sensors = hub.accelerometers
+    let choice = hub.choice(of: .accelerometer)
+    let outcome = SensorChoice.Outcome(
+      chosen: choice.chosen?.accelerometer, notChosen: choice.notChosen)
+    let active = hub.status(of: .accelerometer)
+    let ambient = hub.ambientSensors
     // The sensor's own 1 g, read for a moment from the one orientd would use (see docs/detector.md).
     let nominal =
       (try? DaemonConfiguration.load(path: options.configPath))?.detector.gravity ?? standardGravity
@@ -44,10 +40,10 @@ enum ListSensorsCommand {
       let document = JSONValue.object([
         ("sensors", .array(sensors.map(\.jsonValue))),
         ("chosen", outcome.chosen.map { .string($0.sysname) } ?? .null),
-        ("chosen_mode", manager.active.map { .string($0.mode.rawValue) } ?? .null),
-        ("chosen_rate", manager.active.map { .number($0.rate) } ?? .null),
+        ("chosen_mode", active.map { .string($0.mode.rawValue) } ?? .null),
+        ("chosen_rate", active.map { .number($0.rate) } ?? .null),
         ("not_chosen", .array(outcome.notChosen.map { .string($0) })),
-        ("triggers", .array(manager.knownTriggers.map { .string($0.name) })),
+        ("triggers", .array(hub.knownTriggers.map { .string($0.name) })),
         ("gravity_estimate", gravity?.jsonValue ?? .null),
         ("ambient", .array(ambient.map(ambientJSON))),
       ])
@@ -57,7 +53,7 @@ enum ListSensorsCommand {
       StandardStream.output.writeLine(deprecated.addingAliases(to: document).encoded())
     } else {
       StandardStream.output.writeLine(
-        text(sensors, outcome: outcome, manager: manager, gravity: gravity))
+        text(sensors, outcome: outcome, active: active, gravity: gravity))
       StandardStream.output.writeLine(ambientText(ambient))
     }
     return sensors.isEmpty && ambient.isEmpty ? .unavailable : .success
@@ -91,7 +87,7 @@ enum ListSensorsCommand {
   }
 
   private static func text(
-    _ sensors: [AccelerometerDescription], outcome: SensorChoice.Outcome, manager: SensorManager,
+    _ sensors: [AccelerometerDescription], outcome: SensorChoice.Outcome, active: SensorStatus?,
     gravity: GravityCheck?
   ) -> String {
     if sensors.isEmpty {
@@ -114,9 +110,9 @@ enum ListSensorsCommand {
       row("hwdb key", sensor.facts.hwdbKey ?? "- (no parent with a modalias)")
       row("location", "\(sensor.location.rawValue) (\(sensor.locationSource))")
       var modes = sensor.readModes.joined(separator: ", ")
-      if used, let active = manager.active, active.mode == .events {
+      if used, let active, active.mode == .events {
         modes += " (would use the evdev node as the driver reports)"
-      } else if used, let active = manager.active {
+      } else if used, let active {
         modes += " (would use \(active.mode.rawValue) at \(AvailableValues.format(active.rate)) Hz)"
       }
       row("modes", modes.isEmpty ? "-" : modes)

@@ -1,6 +1,6 @@
-import Accelerometer
 import JSON
 import OrientClient
+import Sensors
 
 /// How `--watch` prints a convertible's posture after the orientation.
 enum PostureFormat {

@@ -1,7 +1,7 @@
-import Accelerometer
 import Glibc
 import OrientCore
 import OrientLog
+import Sensors
 import SystemKit
 
 /// `orientd record [--duration S] [--config FILE] [-v]`: samples the chosen display sensor and
@@ -23,16 +23,16 @@ enum RecordCommand {
 
     do {
       let loop = try EventLoop()
-      let manager = try SensorManager(loop: loop, configuration: configuration, logger: logger)
-      var first: Int64?
+      let hub = try SensorHub(loop: loop, configuration: configuration, logger: logger)
+      var first: MonotonicTime?
       var samples = 0
       // --base: the base accelerometer too, each line naming its sensor.
-      let base = options.base ? BaseAccelerometer(manager: manager, logger: logger) : nil
+      let kinds: [SensorKind] =
+        options.base ? [.accelerometer, .baseAccelerometer] : [.accelerometer]
       var sawSensor = false
       var announced: String?
       func finish() {
-        manager.stop()
-        base?.stop()
+        hub.stopAll()
         loop.stop()
       }
       // Signals first, before anything could start a thread.
@@ -43,19 +43,18 @@ enum RecordCommand {
       // --raw: back into the sensor's own axes (scale and offset applied, no mount matrix), for
       // working out a hwdb matrix even while a wrong one applies.
       var unmount: MountMatrix?
-      manager.onSensorChange = { status in
+      func displayChanged(_ status: SensorStatus?) {
+        let d = status?.accelerometer
         if options.raw {
-          unmount = status?.description.mountMatrix.inverse
-          if let status, unmount == nil {
-            logger.error(
-              "the mount matrix of \(status.description.sysname) has no inverse; printing it applied"
-            )
+          unmount = d?.mountMatrix.inverse
+          if let d, unmount == nil {
+            logger.error("the mount matrix of \(d.sysname) has no inverse; printing it applied")
           }
         }
-        if let status {
+        if let status, let d {
           sawSensor = true
           let text =
-            "recording \(status.description.sysname) (\(status.mode.rawValue), "
+            "recording \(d.sysname) (\(status.mode.rawValue), "
             + "\(AvailableValues.format(status.rate)) Hz)"
           if status.isSampling, text != announced { logger.notice(text) }
           if status.isSampling { announced = text }
@@ -64,12 +63,13 @@ enum RecordCommand {
           logger.notice("no display accelerometer; waiting for one")
         }
       }
-      func write(_ sample: AccelerometerSample, sensor: String?) {
-        let start = first ?? sample.timestamp
+      func write(_ reading: Reading, sensor: String?) {
+        guard let acceleration = reading.acceleration else { return }
+        let start = first ?? reading.time
         first = start
         samples += 1
-        let t = Double(sample.timestamp - start) / 1e9
-        let v = unmount?.apply(sample.acceleration) ?? sample.acceleration
+        let t = (reading.time - start).seconds
+        let v = unmount?.apply(acceleration) ?? acceleration
         let values = [t, v.x, v.y, v.z].enumerated().map { i, value in
           FixedPoint.format(value, decimals: i == 0 ? 3 : 4)
         }
@@ -80,40 +80,46 @@ enum RecordCommand {
           finish()
         }
       }
-      manager.onSample = { sample in write(sample, sensor: base == nil ? nil : "display") }
-      base?.onSample = { sample in write(sample, sensor: "base") }
+      hub.onEvent = { event in
+        switch event {
+        case .changed(.accelerometer, let status): displayChanged(status)
+        case .reading(.accelerometer, let reading):
+          write(reading, sensor: options.base ? "display" : nil)
+        case .reading(.baseAccelerometer, let reading) where options.base:
+          write(reading, sensor: "base")
+        default: break
+        }
+      }
       var timer: EventLoop.Timer?
       if let duration = options.duration {
         let t = try loop.makeTimer { finish() }
         try t.schedule(after: duration)
         timer = t
       }
-      StandardStream.output.writeLine(base == nil ? "t,x,y,z" : "t,sensor,x,y,z")
-      try manager.begin()
-      if let base {
-        if base.sensor == nil { logger.notice("no base accelerometer yet; waiting for one") }
-        base.start()
+      StandardStream.output.writeLine(options.base ? "t,sensor,x,y,z" : "t,x,y,z")
+      try hub.begin()
+      if options.base, hub.status(of: .baseAccelerometer) == nil {
+        logger.notice("no base accelerometer yet; waiting for one")
       }
-      if manager.active == nil { logger.notice("no display accelerometer yet; waiting for one") }
-      sawSensor = sawSensor || manager.active != nil
-      manager.start()
+      if hub.status(of: .accelerometer) == nil {
+        logger.notice("no display accelerometer yet; waiting for one")
+      }
+      sawSensor = sawSensor || hub.status(of: .accelerometer) != nil
+      for kind in kinds { hub.setWanted(kind, true) }
       do {
         try loop.run()
       } catch {
         // The sensor may be sampling: put its sysfs settings back before giving up.
-        manager.stop()
+        hub.stopAll()
         SensorCommandSupport.fail(.software, "event loop failed: \(error)")
       }
-      manager.stop()
+      hub.stopAll()
       timer?.cancel()
       signals.cancel()
-      // The callbacks capture `manager` (through finish()): break the cycle so that nothing is
-      // left unreachable at exit (LeakSanitizer reported the whole manager graph).
-      manager.onSample = nil
-      manager.onSensorChange = nil
-      base?.stop()
-      base?.onSample = nil
-      logger.info("recorded \(samples) samples, skipped \(manager.readingsSkipped)")
+      // The callbacks capture `hub` (through finish()): break the cycle so that nothing is
+      // left unreachable at exit (LeakSanitizer reported the whole graph).
+      hub.onEvent = nil
+      logger.info("recorded \(samples) samples, skipped \(hub.readingsSkipped(.accelerometer))")
       return samples == 0 && !sawSensor ? .unavailable : .success
     } catch {
       SensorCommandSupport.fail(.unavailable, "cannot record: \(error)")

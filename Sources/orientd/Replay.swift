@@ -132,10 +132,7 @@ enum Replay {
     return JSONValue.object(members + extra).encoded() + "\n"
   }
 
-  struct Failure: Error {
-    var message: String
-    var status: ExitStatus
-  }
+  typealias Failure = StatusError
 
   /// Defaults, then `--config`, then each `--set`, then the cross-checks; hinge keys
   /// (`[posture]`, `--set hinge-axis=...`) go to the hinge tracker.
@@ -152,10 +149,10 @@ enum Replay {
         bytes = try file.readToEnd(limit: ConfigFile.maxBytes)
       } catch {
         return .failure(
-          Failure(message: "cannot read config \(path): \(error.reason)", status: .noInput))
+          Failure(.noInput, "cannot read config \(path): \(error.reason)"))
       }
       guard let text = String(validating: bytes, as: UTF8.self) else {
-        return .failure(Failure(message: "\(path): not UTF-8 text", status: .dataError))
+        return .failure(Failure(.dataError, "\(path): not UTF-8 text"))
       }
       do {
         let config = try ConfigFile(parsing: text, source: path)
@@ -165,7 +162,7 @@ enum Replay {
         hinge = try PostureSettings(config).hinge
         face = try FaceSettings(config: config)
       } catch {
-        return .failure(Failure(message: error.description, status: .dataError))
+        return .failure(Failure(.dataError, error.description))
       }
     }
     do {
@@ -173,7 +170,7 @@ enum Replay {
         do {
           try hinge.set(override.key, override.value)
         } catch {
-          return .failure(Failure(message: "--set \(error)", status: .usage))
+          return .failure(Failure(.usage, "--set \(error)"))
         }
       }
       for override in options.overrides where !HingeParameters.keys.contains(override.key) {
@@ -181,7 +178,7 @@ enum Replay {
       }
       try parameters.validate(source: options.overrides.isEmpty ? "config" : "--set")
     } catch {
-      return .failure(Failure(message: error.description, status: .usage))
+      return .failure(Failure(.usage, error.description))
     }
     if let camera = options.faceCamera {
       face.enabled = true

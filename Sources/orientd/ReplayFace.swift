@@ -34,16 +34,16 @@ final class ReplayFace {
         ?? "\(FaceProgram.name) is not installed beside orientd nor in PREFIX/libexec/orientd"
       return .failure(
         Replay.Failure(
-          message: "face-aware rotation needs orientd-face: \(looked) "
-            + "(on Debian: apt install orientd-face; or --face-program PATH)",
-          status: .unavailable))
+          .unavailable,
+          "face-aware rotation needs orientd-face: \(looked) "
+            + "(on Debian: apt install orientd-face; or --face-program PATH)"))
     }
     let loop: EventLoop
     do {
       loop = try EventLoop()
     } catch {
       return .failure(
-        Replay.Failure(message: "cannot create an event loop: \(error)", status: .osError))
+        Replay.Failure(.osError, "cannot create an event loop: \(error)"))
     }
     // A replay has no session and no power state: the camera may be used for each proposal.
     let logger = Logger(label: "orientd replay", level: .notice)

@@ -1,8 +1,8 @@
-import Accelerometer
 import Glibc
 import OrientCore
 import OrientDaemon
 import OrientLog
+import Sensors
 import SystemKit
 
 /// Options shared by `orientd --list-sensors` and `orientd record` (parsed by `Options`).
@@ -21,14 +21,14 @@ struct SensorCommandOptions: Equatable {
   var verbose = false
 }
 
-/// Loading the accelerometer configuration for the sensor commands.
+/// Loading the sensor configuration for the sensor commands.
 enum SensorCommandSupport {
   /// Reads the configuration (`path`, else `/etc/orientd.conf` if it exists, else the
   /// defaults) like the daemon does, or exits with a message: `noInput` (66) when the file
   /// cannot be read, `dataError` (65) when its content is wrong.
-  static func loadConfiguration(_ path: String?) -> AccelerometerConfiguration {
+  static func loadConfiguration(_ path: String?) -> SensorsConfiguration {
     do {
-      return try DaemonConfiguration.load(path: path).accelerometer
+      return try DaemonConfiguration.load(path: path).sensors
     } catch {
       fail(error.status, error.message)
     }

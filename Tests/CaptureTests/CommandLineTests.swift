@@ -649,28 +649,3 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     #expect(!result.stderr.contains("/dev/video0") && !result.stderr.contains("/dev/video3"))
   }
 }
-
-@Suite struct AtomicFileWriterTests {
-  /// Both ways of getting a name: O_TMPFILE + linkat, and the hidden named file + link/rename
-  /// used where the filesystem has no O_TMPFILE.
-  @Test(arguments: [true, false])
-  func neverReplacesUnlessAsked(_ unnamed: Bool) throws {
-    let dir = try TemporaryDirectory("atomic")
-    let path = dir.file("a.jpg")
-    try AtomicFileWriter.write([1, 2, 3], to: path, overwrite: false, unnamed: unnamed)
-    #expect(readBytes(path) == [1, 2, 3])
-    let error = #expect(throws: AtomicFileWriter.Failure.self) {
-      try AtomicFileWriter.write([4], to: path, overwrite: false, unnamed: unnamed)
-    }
-    #expect(error?.errno == EEXIST)
-    #expect(readBytes(path) == [1, 2, 3])
-    try AtomicFileWriter.write([5, 6], to: path, overwrite: true, unnamed: unnamed)
-    #expect(readBytes(path) == [5, 6])
-    #expect(listing(dir.path) == ["a.jpg"])  // no temporary file left behind
-    let missing = #expect(throws: AtomicFileWriter.Failure.self) {
-      try AtomicFileWriter.write(
-        [7], to: dir.file("no/such/dir.jpg"), overwrite: false, unnamed: unnamed)
-    }
-    #expect(missing?.errno == ENOENT)
-  }
-}

@@ -2,6 +2,7 @@ import DBusKit
 import Glibc
 import OrientCore
 import OrientLog
+import OrientWire
 import SystemKit
 import TestSupport
 
@@ -52,7 +53,7 @@ final class FakeService {
   init(bus: PrivateBus, loop: EventLoop, sensorProxy: Bool = false) throws {
     self.loop = loop
     connection = try DBusConnection(bus: .address(bus.address), loop: loop, logger: quietLogger)
-    api = sensorProxy ? "net.hadess.SensorProxy" : "org.orientd.Orientation1"
+    api = sensorProxy ? Wire.sensorProxyName : Wire.orientdName
     try connection.export([interface(sensorProxy: sensorProxy)], at: path)
     guard try connection.requestName(api, flags: [.doNotQueue]) == .primaryOwner else {
       throw TestFailure("cannot own \(api)")
@@ -63,18 +64,18 @@ final class FakeService {
 
   var path: DBusObjectPath {
     (try? DBusObjectPath(
-      api == "net.hadess.SensorProxy" ? "/net/hadess/SensorProxy" : "/org/orientd/Orientation1"))
+      api == Wire.sensorProxyName ? Wire.sensorProxyPath.rawValue : Wire.orientationPath.rawValue))
       ?? .root
   }
 
   /// Changes the orientation and tells the claimers.
   func turn(_ new: Orientation, tilt newTilt: Tilt? = nil) throws {
     orientation = new
-    var names = [api == "net.hadess.SensorProxy" ? "AccelerometerOrientation" : "Orientation"]
-    if api != "net.hadess.SensorProxy" { names.append("Rotation") }
+    var names = [api == Wire.sensorProxyName ? "AccelerometerOrientation" : "Orientation"]
+    if api != Wire.sensorProxyName { names.append("Rotation") }
     if let newTilt {
       tilt = newTilt
-      names.append(api == "net.hadess.SensorProxy" ? "AccelerometerTilt" : "Tilt")
+      names.append(api == Wire.sensorProxyName ? "AccelerometerTilt" : "Tilt")
     }
     try connection.emitPropertiesChanged(
       path: path, interface: api, names: names, destinations: Array(claims))

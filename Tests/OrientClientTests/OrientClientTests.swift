@@ -3,6 +3,7 @@ import Glibc
 import JSON
 import OrientClient
 import OrientCore
+import OrientWire
 import SystemKit
 import TestSupport
 import Testing
@@ -92,8 +93,8 @@ import Testing
       return
     }
     #expect(error.kind == .serviceMissing)
-    #expect(error.message.contains("org.orientd.Orientation1"))
-    #expect(error.message.contains("net.hadess.SensorProxy"))
+    #expect(error.message.contains(Wire.orientdName))
+    #expect(error.message.contains(Wire.sensorProxyName))
     // A refusal is access denied, not "missing".
     let service = try FakeService(bus: bus, loop: loop)
     service.claimError = DBusError(.accessDenied, "not you")
@@ -229,12 +230,12 @@ import Testing
         DBusProperty("HasProximity", .boolean) { .boolean(true) },
       ]
       try connection.export(
-        [DBusInterface("net.hadess.SensorProxy", methods: methods, properties: properties)],
-        at: try DBusObjectPath("/net/hadess/SensorProxy"))
+        [DBusInterface(Wire.sensorProxyName, methods: methods, properties: properties)],
+        at: try DBusObjectPath(Wire.sensorProxyPath.rawValue))
       guard
-        try connection.requestName("net.hadess.SensorProxy", flags: [.doNotQueue])
+        try connection.requestName(Wire.sensorProxyName, flags: [.doNotQueue])
           == .primaryOwner
-      else { throw TestFailure("cannot own net.hadess.SensorProxy") }
+      else { throw TestFailure("cannot own \(Wire.sensorProxyName)") }
     }
 
     deinit { connection.close() }

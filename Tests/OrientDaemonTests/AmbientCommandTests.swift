@@ -1,5 +1,6 @@
 import Glibc
 import JSON
+import OrientWire
 import TestSupport
 import Testing
 
@@ -89,7 +90,7 @@ struct AmbientCommandTests {
       waitFor(timeout: 20) {
         last()?["light_level"] == .number(50) && last()?["proximity_near"] == .bool(false)
       }, "\(watch.standardOutput)\n\(watch.standardError)\n\(testbed.programStderr)")
-    #expect(watch.standardError.contains("watching net.hadess.SensorProxy"))
+    #expect(watch.standardError.contains("watching \(Wire.sensorProxyName)"))
     try testbed.perform { $0.set(light, "in_illuminance_raw", "290\n") }
     #expect(
       waitFor(timeout: 10) { last()?["light_level"] == .number(145) }, "\(watch.standardOutput)")

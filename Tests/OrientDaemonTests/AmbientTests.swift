@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import OrientWire
 import TestSupport
 import Testing
 
@@ -8,10 +9,10 @@ import Testing
 /// gdbus on a private bus with the project's policy.
 @Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct AmbientTests {
-  private static let proxy = ["net.hadess.SensorProxy", "/net/hadess/SensorProxy"]
+  private static let proxy = [Wire.sensorProxyName, Wire.sensorProxyPath.rawValue]
 
   private func get(_ fixture: DaemonFixture, _ name: String) throws -> String {
-    try fixture.property(name, service: "net.hadess.SensorProxy", path: "/net/hadess/SensorProxy")
+    try fixture.property(name, service: Wire.sensorProxyName, path: Wire.sensorProxyPath.rawValue)
   }
 
   private func reads(_ fixture: DaemonFixture, _ attribute: String) -> Bool {
@@ -93,7 +94,7 @@ struct AmbientTests {
     let address = fixture.bus.address
     // An accelerometer claimer hears no light change.
     let accel = try fixture.start([
-      "gdbus", "monitor", "--address", address, "--dest", "net.hadess.SensorProxy",
+      "gdbus", "monitor", "--address", address, "--dest", Wire.sensorProxyName,
     ])
     let script = """
       import gi, os, sys, time
@@ -101,12 +102,12 @@ struct AmbientTests {
       bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1],
           Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
       def call(method):
-          bus.call_sync('net.hadess.SensorProxy', '/net/hadess/SensorProxy', 'net.hadess.SensorProxy',
+          bus.call_sync('\(Wire.sensorProxyName)', '\(Wire.sensorProxyPath.rawValue)', '\(Wire.sensorProxyName)',
                         method, None, None, 0, 10000, None)
       def get(name):
-          return bus.call_sync('net.hadess.SensorProxy', '/net/hadess/SensorProxy',
+          return bus.call_sync('\(Wire.sensorProxyName)', '\(Wire.sensorProxyPath.rawValue)',
               'org.freedesktop.DBus.Properties', 'Get',
-              GLib.Variant('(ss)', ('net.hadess.SensorProxy', name)), None, 0, 10000, None)[0]
+              GLib.Variant('(ss)', ('\(Wire.sensorProxyName)', name)), None, 0, 10000, None)[0]
       def wait(path):
           while not os.path.exists(path): time.sleep(0.05)
       call(sys.argv[2])
@@ -182,12 +183,12 @@ struct AmbientTests {
     // Debian's monitor-sensor (3.0) looks at the compass only when run as geoclue: busctl.
     func claimAndRead() throws -> String {
       let base = PrivateBus.nobody + ["busctl", "--address=\(fixture.bus.address)"]
-      let path = ["net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass"]
+      let path = [Wire.sensorProxyName, Wire.compassPath.rawValue]
       let claim = try fixture.client(
-        base + ["call"] + path + ["net.hadess.SensorProxy.Compass", "ClaimCompass"])
+        base + ["call"] + path + [Wire.compassInterface, "ClaimCompass"])
       #expect(claim.status == 0, "\(claim)\n\(fixture.log)")
       return try fixture.client(
-        base + ["get-property"] + path + ["net.hadess.SensorProxy.Compass", "CompassHeading"]
+        base + ["get-property"] + path + [Wire.compassInterface, "CompassHeading"]
       ).stdout.trimmingCharacters()
     }
     // The claim's reply waits for the first reading, so the heading is there when it returns.
@@ -296,12 +297,12 @@ struct AmbientTests {
         intervalMilliseconds: 20)
     }
     let base = ["busctl", "--address=\(bus.address)"]
-    let path = ["net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass"]
+    let path = [Wire.sensorProxyName, Wire.compassPath.rawValue]
     let claim = try fixture.client(
-      base + ["call"] + path + ["net.hadess.SensorProxy.Compass", "ClaimCompass"])
+      base + ["call"] + path + [Wire.compassInterface, "ClaimCompass"])
     #expect(claim.status == 0, "\(claim)\n\(fixture.log)")
     let heading = try fixture.client(
-      base + ["get-property"] + path + ["net.hadess.SensorProxy.Compass", "CompassHeading"])
+      base + ["get-property"] + path + [Wire.compassInterface, "CompassHeading"])
     #expect(heading.stdout.trimmingCharacters() == "d 90", "\(heading)\n\(fixture.log)")
     let sysfs = fixture.testbed.root + magn.syspath
     #expect(

@@ -1,6 +1,7 @@
 import DBusKit
 import Glibc
 import JSON
+import OrientWire
 import SystemKit
 import TestSupport
 import Testing
@@ -166,35 +167,35 @@ struct BusFaultTests {
         ] + arguments, outputDirectory: "/tmp")
       return (result.status, result.stdout + result.stderr)
     }
-    let own = ("org.orientd.Orientation1", "/org/orientd/Orientation1")
-    let compat = ("net.hadess.SensorProxy", "/net/hadess/SensorProxy")
-    let compass = ("net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass")
+    let own = (Wire.orientdName, Wire.orientationPath.rawValue)
+    let compat = (Wire.sensorProxyName, Wire.sensorProxyPath.rawValue)
+    let compass = (Wire.sensorProxyName, Wire.compassPath.rawValue)
     let properties = "org.freedesktop.DBus.Properties"
     // Allowed: the answer comes from orientd (a result, or orientd's own error).
     for (target, method, arguments, outcome) in [
-      (own, "\(properties).Get", ["org.orientd.Orientation1", "Orientation"], "<'undefined'>"),
-      (own, "\(properties).GetAll", ["org.orientd.Orientation1"], "'HasAccelerometer'"),
-      (compat, "\(properties).GetAll", ["net.hadess.SensorProxy"], "'HasAccelerometer'"),
+      (own, "\(properties).Get", [Wire.orientdName, "Orientation"], "<'undefined'>"),
+      (own, "\(properties).GetAll", [Wire.orientdName], "'HasAccelerometer'"),
+      (compat, "\(properties).GetAll", [Wire.sensorProxyName], "'HasAccelerometer'"),
       (own, "org.freedesktop.DBus.Introspectable.Introspect", [], "<node"),
       (compat, "org.freedesktop.DBus.Peer.Ping", [], "()"),
-      (own, "org.orientd.Orientation1.Claim", [], "()"),
-      (own, "org.orientd.Orientation1.GetReading", [], "NoAccelerometer"),
-      (own, "org.orientd.Orientation1.Release", [], "()"),
-      (compat, "net.hadess.SensorProxy.ClaimAccelerometer", [], "()"),
-      (compat, "net.hadess.SensorProxy.ReleaseAccelerometer", [], "()"),
-      (compat, "net.hadess.SensorProxy.ClaimLight", [], "()"),
-      (compat, "net.hadess.SensorProxy.ReleaseLight", [], "()"),
-      (compat, "net.hadess.SensorProxy.ClaimProximity", [], "()"),
-      (compat, "net.hadess.SensorProxy.ReleaseProximity", [], "()"),
+      (own, "\(Wire.orientdName).Claim", [], "()"),
+      (own, "\(Wire.orientdName).GetReading", [], "NoAccelerometer"),
+      (own, "\(Wire.orientdName).Release", [], "()"),
+      (compat, "\(Wire.sensorProxyName).ClaimAccelerometer", [], "()"),
+      (compat, "\(Wire.sensorProxyName).ReleaseAccelerometer", [], "()"),
+      (compat, "\(Wire.sensorProxyName).ClaimLight", [], "()"),
+      (compat, "\(Wire.sensorProxyName).ReleaseLight", [], "()"),
+      (compat, "\(Wire.sensorProxyName).ClaimProximity", [], "()"),
+      (compat, "\(Wire.sensorProxyName).ReleaseProximity", [], "()"),
       // The compass is for any user, as in iio-sensor-proxy 3.6+.
       (
-        compass, "\(properties).Get", ["net.hadess.SensorProxy.Compass", "CompassHeading"],
+        compass, "\(properties).Get", [Wire.compassInterface, "CompassHeading"],
         "<-1.0>"
       ),
-      (compass, "\(properties).GetAll", ["net.hadess.SensorProxy.Compass"], "'HasCompass'"),
+      (compass, "\(properties).GetAll", [Wire.compassInterface], "'HasCompass'"),
       (compass, "org.freedesktop.DBus.Introspectable.Introspect", [], "ClaimCompass"),
-      (compass, "net.hadess.SensorProxy.Compass.ClaimCompass", [], "()"),
-      (compass, "net.hadess.SensorProxy.Compass.ReleaseCompass", [], "()"),
+      (compass, "\(Wire.compassInterface).ClaimCompass", [], "()"),
+      (compass, "\(Wire.compassInterface).ReleaseCompass", [], "()"),
     ] {
       let result = try call(target.0, target.1, method, arguments)
       #expect(result.said.contains(outcome), "\(method): \(result.said)")
@@ -202,11 +203,11 @@ struct BusFaultTests {
     }
     // Refused by the bus.
     for (target, method, arguments) in [
-      (own, "\(properties).Set", ["org.orientd.Orientation1", "Orientation", "<'normal'>"]),
-      (compat, "\(properties).Set", ["net.hadess.SensorProxy", "HasAccelerometer", "<true>"]),
+      (own, "\(properties).Set", [Wire.orientdName, "Orientation", "<'normal'>"]),
+      (compat, "\(properties).Set", [Wire.sensorProxyName, "HasAccelerometer", "<true>"]),
       (own, "org.orientd.Nope.Frobnicate", []),
       (own, "org.freedesktop.DBus.ObjectManager.GetManagedObjects", []),
-      (compass, "\(properties).Set", ["net.hadess.SensorProxy.Compass", "HasCompass", "<true>"]),
+      (compass, "\(properties).Set", [Wire.compassInterface, "HasCompass", "<true>"]),
     ] {
       let result = try call(target.0, target.1, method, arguments)
       #expect(
@@ -218,8 +219,8 @@ struct BusFaultTests {
     // a claim or a release: no property is writable, no method takes a path or a setting.
     var methods: [String] = []
     for file in [
-      "org.orientd.Orientation1.xml", "net.hadess.SensorProxy.xml",
-      "net.hadess.SensorProxy.Compass.xml", "org.orientd.Posture1.xml",
+      "\(Wire.orientdName).xml", "\(Wire.sensorProxyName).xml",
+      "\(Wire.compassInterface).xml", "\(Wire.postureInterface).xml",
     ] {
       let summary = IntrospectionSummary(readFile("\(Built.packageRoot)/dbus/\(file)"))
       for line in summary.lines {

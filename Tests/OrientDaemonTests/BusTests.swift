@@ -1,6 +1,7 @@
 import DBusKit
 import Glibc
 import JSON
+import OrientWire
 import SystemKit
 import TestSupport
 import Testing
@@ -13,12 +14,12 @@ struct BusTests {
     let bus = try PrivateBus()
     let daemon = try sensorlessDaemon(bus)
     for (path, file) in [
-      ("/org/orientd/Orientation1", "org.orientd.Orientation1.xml"),
-      ("/net/hadess/SensorProxy", "net.hadess.SensorProxy.xml"),
-      ("/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass.xml"),
-      ("/org/orientd/Posture1", "org.orientd.Posture1.xml"),
+      (Wire.orientationPath.rawValue, "\(Wire.orientdName).xml"),
+      (Wire.sensorProxyPath.rawValue, "\(Wire.sensorProxyName).xml"),
+      (Wire.compassPath.rawValue, "\(Wire.compassInterface).xml"),
+      (Wire.posturePath.rawValue, "\(Wire.postureInterface).xml"),
     ] {
-      let service = path.hasPrefix("/org") ? "org.orientd.Orientation1" : "net.hadess.SensorProxy"
+      let service = path.hasPrefix("/org") ? Wire.orientdName : Wire.sensorProxyName
       let served = try ChildProcess.run(
         [
           "gdbus", "introspect", "--xml", "--address", bus.address, "--dest", service,
@@ -49,31 +50,31 @@ struct BusTests {
         ] + arguments, outputDirectory: bus.directory.path)
       return (result.status, result.stdout + result.stderr)
     }
-    let own = ("org.orientd.Orientation1", "/org/orientd/Orientation1")
-    let compat = ("net.hadess.SensorProxy", "/net/hadess/SensorProxy")
+    let own = (Wire.orientdName, Wire.orientationPath.rawValue)
+    let compat = (Wire.sensorProxyName, Wire.sensorProxyPath.rawValue)
     let properties = "org.freedesktop.DBus.Properties"
     for (target, method, arguments, error) in [
-      (own, "org.orientd.Orientation1.Claim", ["'extra'"], "InvalidArgs"),
-      (own, "org.orientd.Orientation1.Frobnicate", [], "UnknownMethod"),
+      (own, "\(Wire.orientdName).Claim", ["'extra'"], "InvalidArgs"),
+      (own, "\(Wire.orientdName).Frobnicate", [], "UnknownMethod"),
       // The policy lets only the public interfaces through.
       (own, "org.orientd.Nope.Claim", [], "AccessDenied"),
-      (compat, "net.hadess.SensorProxy.ClaimCompass", [], "UnknownMethod"),
+      (compat, "\(Wire.sensorProxyName).ClaimCompass", [], "UnknownMethod"),
       (
-        own, "org.orientd.Orientation1.GetReading", [],
-        "org.orientd.Orientation1.Error.NoAccelerometer"
+        own, "\(Wire.orientdName).GetReading", [],
+        "\(Wire.orientdName).Error.NoAccelerometer"
       ),
       (
-        own, "\(properties).Set", ["org.orientd.Orientation1", "Orientation", "<'normal'>"],
+        own, "\(properties).Set", [Wire.orientdName, "Orientation", "<'normal'>"],
         "PropertyReadOnly"
       ),
       (
-        compat, "\(properties).Set", ["net.hadess.SensorProxy", "HasAccelerometer", "<true>"],
+        compat, "\(properties).Set", [Wire.sensorProxyName, "HasAccelerometer", "<true>"],
         "InvalidArgs"
       ),
-      (own, "\(properties).Get", ["org.orientd.Orientation1", "Nope"], "UnknownProperty"),
-      (own, "\(properties).Get", ["org.orientd.Orientation1"], "InvalidArgs"),
+      (own, "\(properties).Get", [Wire.orientdName, "Nope"], "UnknownProperty"),
+      (own, "\(properties).Get", [Wire.orientdName], "InvalidArgs"),
       (
-        ("org.orientd.Orientation1", "/nowhere"), "org.orientd.Orientation1.Claim", [],
+        (Wire.orientdName, "/nowhere"), "\(Wire.orientdName).Claim", [],
         "UnknownObject"
       ),
     ] {
@@ -88,13 +89,13 @@ struct BusTests {
     let ping = try busctl(
       bus,
       [
-        "call", "org.orientd.Orientation1", "/org/orientd/Orientation1",
+        "call", Wire.orientdName, Wire.orientationPath.rawValue,
         "org.freedesktop.DBus.Peer",
         "Ping",
       ])
     #expect(ping.status == 0)
     for method in ["ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity"] {
-      let claim = try gdbus(compat.0, compat.1, "net.hadess.SensorProxy.\(method)")
+      let claim = try gdbus(compat.0, compat.1, "\(Wire.sensorProxyName).\(method)")
       #expect(claim.status == 0, "\(method) succeeds without a sensor: \(claim.said)")
     }
     let none = try busctl(
@@ -118,7 +119,7 @@ struct BusTests {
       nobody + [copy], environment: bus.environment, outputDirectory: "/tmp", timeout: 20)
     #expect(refused.status == 69, "\(refused.stderr)")
     #expect(
-      refused.stderr.contains("does not let this user own org.orientd.Orientation1"),
+      refused.stderr.contains("does not let this user own \(Wire.orientdName)"),
       "\(refused.stderr)")
     let python = """
       import sys
@@ -127,7 +128,7 @@ struct BusTests {
           Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
           | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
       c.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-          'RequestName', GLib.Variant('(su)', ('net.hadess.SensorProxy', 4)), None, 0, -1, None)
+          'RequestName', GLib.Variant('(su)', ('\(Wire.sensorProxyName)', 4)), None, 0, -1, None)
       """
     let script = bus.directory.file("own.py")
     try writeFile(script, python)
@@ -140,10 +141,10 @@ struct BusTests {
     // Root may own them; anyone may then claim and read.
     let daemon = try sensorlessDaemon(bus)
     for method in [
-      ["org.orientd.Orientation1", "/org/orientd/Orientation1", "org.orientd.Orientation1.Claim"],
+      [Wire.orientdName, Wire.orientationPath.rawValue, "\(Wire.orientdName).Claim"],
       [
-        "net.hadess.SensorProxy", "/net/hadess/SensorProxy",
-        "net.hadess.SensorProxy.ClaimAccelerometer",
+        Wire.sensorProxyName, Wire.sensorProxyPath.rawValue,
+        "\(Wire.sensorProxyName).ClaimAccelerometer",
       ],
     ] {
       let call = try ChildProcess.run(
@@ -155,8 +156,8 @@ struct BusTests {
     }
     let read = try ChildProcess.run(
       nobody + [
-        "busctl", "--address=\(bus.address)", "get-property", "org.orientd.Orientation1",
-        "/org/orientd/Orientation1", "org.orientd.Orientation1", "Orientation",
+        "busctl", "--address=\(bus.address)", "get-property", Wire.orientdName,
+        Wire.orientationPath.rawValue, Wire.orientdName, "Orientation",
       ], outputDirectory: "/tmp")
     #expect(read.stdout == "s \"undefined\"\n", "\(read.stderr)")
     _ = daemon
@@ -167,32 +168,32 @@ struct BusTests {
     let loop = try EventLoop()
     // Someone (iio-sensor-proxy) owns the compatibility name: orientd serves only its own.
     let other = try DBusConnection(bus: .address(bus.address), loop: loop)
-    #expect(try other.requestName("net.hadess.SensorProxy", flags: [.doNotQueue]) == .primaryOwner)
+    #expect(try other.requestName(Wire.sensorProxyName, flags: [.doNotQueue]) == .primaryOwner)
     let daemon = try sensorlessDaemon(bus)
     #expect(
       daemon.standardError.contains(
-        "net.hadess.SensorProxy is already owned by \(other.uniqueName)"))
-    #expect(try other.nameOwner("net.hadess.SensorProxy") == other.uniqueName)
-    #expect(try other.nameOwner("org.orientd.Orientation1") != nil)
+        "\(Wire.sensorProxyName) is already owned by \(other.uniqueName)"))
+    #expect(try other.nameOwner(Wire.sensorProxyName) == other.uniqueName)
+    #expect(try other.nameOwner(Wire.orientdName) != nil)
     // A second orientd cannot start: its own name is taken.
     let second = try ChildProcess.run(
       ["umockdev-run", "--", try Built.executable("orientd")], environment: bus.environment,
       outputDirectory: bus.directory.path, timeout: 20)
     #expect(second.status == 69)
-    #expect(second.stderr.contains("org.orientd.Orientation1 is already owned"), "\(second.stderr)")
+    #expect(second.stderr.contains("\(Wire.orientdName) is already owned"), "\(second.stderr)")
     daemon.signal(SIGTERM)
     #expect(daemon.wait(timeout: 10) == 0)
     // The names are given back on shutdown.
-    #expect(try other.nameOwner("org.orientd.Orientation1") == nil)
+    #expect(try other.nameOwner(Wire.orientdName) == nil)
     other.close()
 
     // --no-compat: only the own API, even when the compatibility name is free.
     let plain = try sensorlessDaemon(bus, ["--no-compat"])
     let check = try DBusConnection(bus: .address(bus.address), loop: loop)
     defer { check.close() }
-    #expect(try check.nameOwner("net.hadess.SensorProxy") == nil)
-    #expect(try check.nameOwner("org.orientd.Orientation1") != nil)
-    #expect(plain.standardError.contains("serving org.orientd.Orientation1 on"))
+    #expect(try check.nameOwner(Wire.sensorProxyName) == nil)
+    #expect(try check.nameOwner(Wire.orientdName) != nil)
+    #expect(plain.standardError.contains("serving \(Wire.orientdName) on"))
   }
 
   @Test func clientsWithoutAService() throws {
@@ -201,8 +202,8 @@ struct BusTests {
     let get = try ChildProcess.run(
       [orientd, "--get"], environment: bus.environment, outputDirectory: bus.directory.path)
     #expect(get.status == 69)
-    #expect(get.stderr.contains("org.orientd.Orientation1 is not running"), "\(get.stderr)")
-    #expect(get.stderr.contains("net.hadess.SensorProxy is not running"))
+    #expect(get.stderr.contains("\(Wire.orientdName) is not running"), "\(get.stderr)")
+    #expect(get.stderr.contains("\(Wire.sensorProxyName) is not running"))
     let noBus = try ChildProcess.run(
       [orientd, "--get"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent"],
       outputDirectory: bus.directory.path)

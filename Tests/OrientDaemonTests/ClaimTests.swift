@@ -2,6 +2,7 @@ import DBusKit
 import Glibc
 import JSON
 import OrientCore
+import OrientWire
 import SystemKit
 import TestSupport
 import Testing
@@ -33,9 +34,9 @@ struct ClaimTests {
 
     // A client that claims and exits at once (gdbus) is released as well.
     let gdbus = try fixture.client([
-      "gdbus", "call", "--address", fixture.bus.address, "--dest", "net.hadess.SensorProxy",
-      "--object-path", "/net/hadess/SensorProxy", "--method",
-      "net.hadess.SensorProxy.ClaimAccelerometer",
+      "gdbus", "call", "--address", fixture.bus.address, "--dest", Wire.sensorProxyName,
+      "--object-path", Wire.sensorProxyPath.rawValue, "--method",
+      "\(Wire.sensorProxyName).ClaimAccelerometer",
     ])
     #expect(gdbus.status == 0 && gdbus.stdout.trimmingCharacters() == "()", "\(gdbus.stderr)")
     #expect(waitFor(timeout: 10) { !fixture.isReadingSensor })
@@ -49,13 +50,14 @@ struct ClaimTests {
     var failures: [String] = []
     func call(_ client: DBusConnection, _ index: Int, claim: Bool) {
       let own = index.isMultiple(of: 2)
-      let name = own ? "org.orientd.Orientation1" : "net.hadess.SensorProxy"
+      let name = own ? Wire.orientdName : Wire.sensorProxyName
       let member =
         own
         ? (claim ? "Claim" : "Release") : (claim ? "ClaimAccelerometer" : "ReleaseAccelerometer")
       client.call(
         destination: name,
-        path: try! DBusObjectPath(own ? "/org/orientd/Orientation1" : "/net/hadess/SensorProxy"),
+        path: try! DBusObjectPath(
+          own ? Wire.orientationPath.rawValue : Wire.sensorProxyPath.rawValue),
         interface: name, member: member
       ) { result in
         answers += 1
@@ -93,14 +95,14 @@ struct ClaimTests {
     defer { client.close() }
     var seen: [String: DBusValue] = [:]
     let subscription = try client.subscribePropertiesChanged(
-      sender: "net.hadess.SensorProxy", path: try DBusObjectPath("/net/hadess/SensorProxy"),
-      interface: "net.hadess.SensorProxy"
+      sender: Wire.sensorProxyName, path: try DBusObjectPath(Wire.sensorProxyPath.rawValue),
+      interface: Wire.sensorProxyName
     ) { changed, _ in seen.merge(changed) { $1 } }
     var answered = false
     var order: [String] = []
     client.call(
-      destination: "net.hadess.SensorProxy", path: try DBusObjectPath("/net/hadess/SensorProxy"),
-      interface: "net.hadess.SensorProxy", member: "ClaimAccelerometer"
+      destination: Wire.sensorProxyName, path: try DBusObjectPath(Wire.sensorProxyPath.rawValue),
+      interface: Wire.sensorProxyName, member: "ClaimAccelerometer"
     ) { _ in
       answered = true
       order.append(seen.isEmpty ? "reply first" : "state, then reply")
@@ -129,7 +131,7 @@ struct ClaimTests {
     try fixture.turn(.bottomUp)
     let value = try get()
     #expect(value["orientation"]?.stringValue == "bottom-up")
-    #expect(value["service"]?.stringValue == "org.orientd.Orientation1")
+    #expect(value["service"]?.stringValue == Wire.orientdName)
     let gravity = value["gravity"]?.arrayValue?.compactMap(\.numberValue) ?? []
     #expect(gravity.count == 3 && abs(gravity[1] - 9.80665) < 0.01, "\(value)")
 
@@ -174,8 +176,8 @@ struct ClaimTests {
     try fixture.testbed.perform { $0.unplug(fixture.device) }
     #expect(waitFor(timeout: 10) { (try? fixture.property("HasAccelerometer")) == "b false" })
     let monitor = try fixture.start([
-      "gdbus", "monitor", "--system", "--dest", "net.hadess.SensorProxy", "--object-path",
-      "/net/hadess/SensorProxy",
+      "gdbus", "monitor", "--system", "--dest", Wire.sensorProxyName, "--object-path",
+      Wire.sensorProxyPath.rawValue,
     ])
     #expect(waitFor(timeout: 10) { monitor.standardOutput.contains("Monitoring signals") })
     try fixture.testbed.perform { $0.hotplug([fixture.device]) }

@@ -1,7 +1,7 @@
-import Accelerometer
 import Glibc
 import OrientCore
 import OrientDaemon
+import Sensors
 import TestSupport
 import Testing
 
@@ -74,8 +74,8 @@ import Testing
   @Test func ambientPollIntervals() throws {
     let configuration = try DaemonConfiguration(
       parsing: "[sampling]\nlight-interval = 1\nproximity-interval = 0.7\n", source: "t.conf")
-    #expect(configuration.accelerometer.sampling.lightInterval == .seconds(1))
-    #expect(configuration.accelerometer.sampling.proximityInterval == .milliseconds(700))
+    #expect(configuration.ambient.lightInterval == .seconds(1))
+    #expect(configuration.ambient.proximityInterval == .milliseconds(700))
     #expect {
       _ = try DaemonConfiguration(
         parsing: "[sampling]\nproximity-interval = 0.01\n", source: "t.conf")

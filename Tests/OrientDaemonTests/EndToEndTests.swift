@@ -1,6 +1,7 @@
 import Glibc
 import JSON
 import OrientCore
+import OrientWire
 import TestSupport
 import Testing
 
@@ -46,9 +47,9 @@ struct EndToEndTests {
       #expect(try fixture.property("Orientation") == "s \"\(orientation.rawValue)\"")
       #expect(try fixture.property("Rotation") == "u \(rotation)")
       let compat = try fixture.client([
-        "gdbus", "call", "--address", fixture.bus.address, "--dest", "net.hadess.SensorProxy",
-        "--object-path", "/net/hadess/SensorProxy", "--method",
-        "org.freedesktop.DBus.Properties.Get", "net.hadess.SensorProxy",
+        "gdbus", "call", "--address", fixture.bus.address, "--dest", Wire.sensorProxyName,
+        "--object-path", Wire.sensorProxyPath.rawValue, "--method",
+        "org.freedesktop.DBus.Properties.Get", Wire.sensorProxyName,
         "AccelerometerOrientation",
       ])
       #expect(compat.stdout.trimmingCharacters() == "(<'\(orientation.rawValue)'>,)")

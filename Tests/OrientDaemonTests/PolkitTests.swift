@@ -1,4 +1,5 @@
 import Glibc
+import OrientWire
 import TestSupport
 import Testing
 
@@ -115,11 +116,11 @@ struct PolkitTests {
 
   private func call(
     _ fixture: DaemonFixture, _ method: String, as user: [String] = [],
-    path: String = "/net/hadess/SensorProxy", interface: String = "net.hadess.SensorProxy"
+    path: String = Wire.sensorProxyPath.rawValue, interface: String = Wire.sensorProxyName
   ) throws -> String {
     let result = try fixture.client(
       user + [
-        "gdbus", "call", "--address", fixture.bus.address, "--dest", "net.hadess.SensorProxy",
+        "gdbus", "call", "--address", fixture.bus.address, "--dest", Wire.sensorProxyName,
         "--object-path", path, "--method", "\(interface).\(method)",
       ])
     return result.stdout + result.stderr
@@ -130,8 +131,8 @@ struct PolkitTests {
     let fixture = try DaemonFixture(
       devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light, bus: polkit.bus)
     let nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    let compass = "/net/hadess/SensorProxy/Compass"
-    let compassInterface = "net.hadess.SensorProxy.Compass"
+    let compass = Wire.compassPath.rawValue
+    let compassInterface = Wire.compassInterface
 
     // nobody is in no login session and allow_any is "no": every claim and release is
     // refused, with iio-sensor-proxy's error, and no sensor is read.
@@ -159,7 +160,7 @@ struct PolkitTests {
       "50-orientd-test.rules",
       """
       polkit.addRule(function(action, subject) {
-        if (action.id == "net.hadess.SensorProxy.claim-sensor" && subject.user == "nobody")
+        if (action.id == "\(Wire.claimSensorAction)" && subject.user == "nobody")
           return polkit.Result.YES;
       });
       """)

@@ -2,6 +2,7 @@ import Glibc
 import JSON
 import OrientCore
 import OrientDaemon
+import OrientWire
 import TestSupport
 import Testing
 
@@ -279,6 +280,6 @@ struct PostureTests {
         == "s \"undefined\"")
   }
 
-  static let path = "/org/orientd/Posture1"
-  static let interface = "org.orientd.Posture1"
+  static let path = Wire.posturePath.rawValue
+  static let interface = Wire.postureInterface
 }

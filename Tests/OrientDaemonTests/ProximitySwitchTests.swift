@@ -1,4 +1,5 @@
 import Glibc
+import OrientWire
 import TestSupport
 import Testing
 
@@ -86,8 +87,8 @@ struct ProximitySwitchTests {
       daemon.standardError.contains("proximity sensor event5 (input-switch /dev/input/event5"),
       "\(daemon.standardError)")
     let property = [
-      "busctl", "--address", bus.address, "get-property", "net.hadess.SensorProxy",
-      "/net/hadess/SensorProxy", "net.hadess.SensorProxy", "HasProximity",
+      "busctl", "--address", bus.address, "get-property", Wire.sensorProxyName,
+      Wire.sensorProxyPath.rawValue, Wire.sensorProxyName, "HasProximity",
     ]
     let has = try ChildProcess.run(
       property, environment: bus.environment, outputDirectory: directory.path, timeout: 15)
@@ -145,7 +146,7 @@ struct ProximitySwitchTests {
     let fixture = try DaemonFixture()
     func has() throws -> String {
       try fixture.property(
-        "HasProximity", service: "net.hadess.SensorProxy", path: "/net/hadess/SensorProxy")
+        "HasProximity", service: Wire.sensorProxyName, path: Wire.sensorProxyPath.rawValue)
     }
     #expect(try has() == "b false")
     let monitor = try fixture.start(["stdbuf", "-oL", "monitor-sensor"])
@@ -155,7 +156,7 @@ struct ProximitySwitchTests {
     #expect(
       waitFor(timeout: 15) { monitor.standardOutput.contains("+++ Proximity sensor appeared") },
       "monitor-sensor: \(monitor.standardOutput)\n\(fixture.log)")
-    #expect(try has() == "b true")
+    #expect(try has() == "b true", "\(fixture.log)")
     try fixture.testbed.perform { $0.uevent(event, "remove") }
     #expect(
       waitFor(timeout: 15) {

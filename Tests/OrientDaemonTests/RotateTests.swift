@@ -1,6 +1,7 @@
 import Glibc
 import JSON
 import OrientCore
+import OrientWire
 import TestSupport
 import Testing
 
@@ -34,7 +35,7 @@ struct RotateTests {
     let rotate = try self.rotate(
       fixture, sway, ["--output", "HEADLESS-1", "--json", "--settle", "0"], state: state)
     #expect(
-      waitFor(timeout: 15) { rotate.standardError.contains("following org.orientd.Orientation1") },
+      waitFor(timeout: 15) { rotate.standardError.contains("following \(Wire.orientdName)") },
       "\(rotate.standardError)")
     // sway spells transforms clockwise: left-up (wl_output 90, xrandr left) is its 270.
     for (orientation, transform, wayland) in [
@@ -295,7 +296,7 @@ extension RotateTests {
       environment: environment, outputDirectory: state.path)
     #expect(
       waitFor(timeout: 15) {
-        rotate.standardError.contains("waiting for org.orientd.Orientation1")
+        rotate.standardError.contains("waiting for \(Wire.orientdName)")
       },
       "\(rotate.standardError)")
     let fixture = try DaemonFixture(bus: bus)

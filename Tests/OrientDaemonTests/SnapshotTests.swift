@@ -1,5 +1,6 @@
 import Glibc
 import OrientCore
+import OrientWire
 import TestSupport
 import Testing
 
@@ -23,28 +24,29 @@ struct SnapshotTests {
 
     /// Bus name, object path, interface, claim method and the property followed.
     var target: (name: String, path: String, interface: String, claim: String, property: String) {
-      let proxy = "net.hadess.SensorProxy"
+      let proxy = Wire.sensorProxyName
       switch self {
       case .accelerometer:
         return (
-          proxy, "/net/hadess/SensorProxy", proxy, "ClaimAccelerometer", "AccelerometerOrientation"
+          proxy, Wire.sensorProxyPath.rawValue, proxy, "ClaimAccelerometer",
+          "AccelerometerOrientation"
         )
       case .orientation:
         return (
-          "org.orientd.Orientation1", "/org/orientd/Orientation1", "org.orientd.Orientation1",
+          Wire.orientdName, Wire.orientationPath.rawValue, Wire.orientdName,
           "Claim", "Orientation"
         )
       case .posture:
         return (
-          "org.orientd.Orientation1", PostureTests.path, PostureTests.interface, "ClaimPosture",
+          Wire.orientdName, PostureTests.path, PostureTests.interface, "ClaimPosture",
           "Posture"
         )
-      case .light: return (proxy, "/net/hadess/SensorProxy", proxy, "ClaimLight", "LightLevel")
+      case .light: return (proxy, Wire.sensorProxyPath.rawValue, proxy, "ClaimLight", "LightLevel")
       case .proximity:
-        return (proxy, "/net/hadess/SensorProxy", proxy, "ClaimProximity", "ProximityNear")
+        return (proxy, Wire.sensorProxyPath.rawValue, proxy, "ClaimProximity", "ProximityNear")
       case .compass:
         return (
-          proxy, "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass",
+          proxy, Wire.compassPath.rawValue, Wire.compassInterface,
           "ClaimCompass", "CompassHeading"
         )
       }

@@ -1,6 +1,7 @@
 import Glibc
 import JSON
 import OrientCore
+import OrientWire
 import TestSupport
 import TextFormats
 
@@ -136,8 +137,8 @@ final class DaemonFixture {
 
   /// `busctl get-property` of orientd's own interface, e.g. `s "left-up"`.
   func property(
-    _ name: String, service: String = "org.orientd.Orientation1",
-    path: String = "/org/orientd/Orientation1", interface: String? = nil
+    _ name: String, service: String = Wire.orientdName,
+    path: String = Wire.orientationPath.rawValue, interface: String? = nil
   ) throws -> String {
     let result = try client([
       "busctl", "--address=\(bus.address)", "get-property", service, path, interface ?? service,

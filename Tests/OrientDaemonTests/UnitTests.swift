@@ -1,6 +1,7 @@
 import DBusKit
 import OrientCore
 import OrientDaemon
+import OrientWire
 import Testing
 
 /// The daemon's pure parts: claim bookkeeping and which properties a change announces.

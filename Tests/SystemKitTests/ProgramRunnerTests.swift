@@ -18,7 +18,7 @@ import Testing
     #expect {
       _ = try ProgramRunner.run(["orientd-no-such-program"])
     } throws: { error in
-      (error as? SystemError)?.code == .noSuchFileOrDirectory
+      (error as? ProgramRunner.Failure)?.code == .noSuchFileOrDirectory
     }
   }
 }

@@ -1,4 +1,9 @@
-// A test helper: runs Accelerometer.SensorManager on an event loop, controlled line by line on
+import DeviceDiscovery
+import Glibc
+import JSON
+import OrientCore
+import OrientLog
+// A test helper: runs the sensor layer (Sensors.SensorHub) for the display accelerometer on an event loop, controlled line by line on
 // stdin, reporting on stdout. The AccelerometerTests run it inside umockdev testbeds.
 //
 //   stdin:  start | stop | status | resync | quit
@@ -14,12 +19,7 @@
 //   --udev-list SUBSYSTEM   one `device <json>` line per device, then exit
 //   --udev-watch SUBSYSTEM  `ready`, then `event <action> <sysname> <json>` per uevent until
 //                           stdin closes
-import Accelerometer
-import DeviceDiscovery
-import Glibc
-import JSON
-import OrientCore
-import OrientLog
+import Sensors
 import SystemKit
 import TextFormats
 
@@ -109,26 +109,35 @@ while !arguments.isEmpty {
 
 let loop = try EventLoop()
 let logger = Logger(label: "accel-probe", level: level)
-let manager = try SensorManager(loop: loop, configuration: configuration, logger: logger)
+var sensors = SensorsConfiguration()
+sensors.accelerometer = configuration
+let hub = try SensorHub(loop: loop, configuration: sensors, logger: logger)
 let signals = try loop.handleSignals([SIGINT, SIGTERM]) { _ in
-  manager.stop()
+  hub.stopAll()
   loop.stop()
 }
-manager.onSensorChange = { status in
-  say("sensor " + (status.map { $0.jsonValue.encoded() } ?? "none"))
+hub.onEvent = { event in
+  switch event {
+  case .changed(.accelerometer, let status):
+    say("sensor " + (status.map { $0.jsonValue.encoded() } ?? "none"))
+  case .reading(.accelerometer, let reading):
+    guard let v = reading.acceleration else { return }
+    say(
+      "sample \(reading.time) \(FixedPoint.format(v.x, decimals: 6)) "
+        + "\(FixedPoint.format(v.y, decimals: 6)) \(FixedPoint.format(v.z, decimals: 6))")
+  default: break
+  }
 }
-manager.onSample = { sample in
-  let v = sample.acceleration
-  say(
-    "sample \(sample.timestamp) \(FixedPoint.format(v.x, decimals: 6)) "
-      + "\(FixedPoint.format(v.y, decimals: 6)) \(FixedPoint.format(v.z, decimals: 6))")
+@MainActor func status() -> String {
+  "status started=\(hub.isWanted(.accelerometer)) delivered=\(hub.samplesDelivered(.accelerometer)) "
+    + "skipped=\(hub.readingsSkipped(.accelerometer))"
 }
 var pending: [UInt8] = []
 let input = try loop.watch(0, for: .readable) { _ in
   var buffer = [UInt8](repeating: 0, count: 256)
   let n = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, 256) }
   if n <= 0 {
-    manager.stop()
+    hub.stopAll()
     loop.stop()
     return
   }
@@ -138,34 +147,30 @@ let input = try loop.watch(0, for: .readable) { _ in
     pending.removeSubrange(...newline)
     switch command {
     case "start":
-      manager.start()
+      hub.setWanted(.accelerometer, true)
       say("ok start")
     case "stop":
-      manager.stop()
+      hub.setWanted(.accelerometer, false)
       say("ok stop")
     case "status":
-      say(
-        "status started=\(manager.isStarted) delivered=\(manager.samplesDelivered) "
-          + "skipped=\(manager.readingsSkipped)")
+      say(status())
     case "resync":
-      manager.resynchronize()
+      hub.resynchronize()
       say("ok resync")
     case "quit":
-      manager.stop()
+      hub.stopAll()
       loop.stop()
     default: say("unknown \(command)")
     }
   }
 }
-try manager.begin()
-if manager.active == nil { say("sensor none") }
+try hub.begin()
+if hub.status(of: .accelerometer) == nil { say("sensor none") }
 if startNow {
-  manager.start()
+  hub.setWanted(.accelerometer, true)
   say("ok start")
 }
 try loop.run()
 input.cancel()
 signals.cancel()
-say(
-  "status started=\(manager.isStarted) delivered=\(manager.samplesDelivered) skipped=\(manager.readingsSkipped)"
-)
+say(status())

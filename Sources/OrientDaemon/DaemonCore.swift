@@ -1,0 +1,268 @@
+import DBusKit
+import OrientCore
+import OrientLog
+import OrientWire
+import Sensors
+import SystemKit
+
+/// The daemon's logic, on seams: sensors (`SensorSource`), the bus (`BusPublisher`), the
+/// claimers' tracker (`ClientTracking`), polkit (`Authority`) and time (`Scheduler`). The
+/// daemon gives it the real ones (`OrientDaemon`); unit tests give it scripted ones and a
+/// `ManualScheduler`, so that claims, the first-reading hold, polkit gating and hotplug run in
+/// milliseconds without a bus or devices.
+///
+/// - A kind is read only while a claim (or orientd's own tablet-mode switch) wants it; the
+///   first claim starts it afresh: the detector forgets its state, so the first reading is
+///   committed at once, and the claim's reply waits for it (`ClaimDesk`).
+/// - `PropertiesChanged` carries only the changed properties and goes to the claimers of what
+///   changed only (unicast), like iio-sensor-proxy 3.1+; a sensor appearing or going away is
+///   broadcast.
+/// - While nothing is claimed the properties keep the last values published (iio-sensor-proxy
+///   does the same); a claim's snapshot brings its client up to date.
+public final class DaemonCore {
+  /// What clients are told.
+  public private(set) var published = PublishedState()
+  /// The configuration in use.
+  public private(set) var configuration: DaemonConfiguration
+  /// Called when no kind is wanted any more (the daemon gives memory back).
+  public var onIdle: (() -> Void)?
+
+  let sensors: any SensorSource
+  let desk: ClaimDesk
+  let orientation: OrientationService
+  let posture: PostureController
+  private var bus: (any BusPublisher)?
+  private var logger: Logger
+  private var wanted: Set<SensorKind> = []
+  private var isShutDown = false
+
+  /// A core on `sensors` and `scheduler`; firmware tablet-mode switches are followed on `loop`
+  /// and `watcher` when given.
+  public init(
+    configuration: DaemonConfiguration, sensors: any SensorSource, scheduler: any Scheduler,
+    claimReplyBound: Duration, logger: Logger, loop: EventLoop? = nil,
+    watcher: DeviceWatcher? = nil
+  ) {
+    self.configuration = configuration
+    self.sensors = sensors
+    self.logger = logger
+    desk = ClaimDesk(scheduler: scheduler, bound: claimReplyBound, logger: logger)
+    orientation = OrientationService(parameters: configuration.detector, logger: logger)
+    posture = PostureController(
+      sensors: sensors, loop: loop, watcher: watcher, settings: configuration.posture,
+      logger: logger.child("posture"))
+    sensors.onEvent = { [weak self] event in self?.sensorEvent(event) }
+    desk.onClaimsChanged = { [weak self] in self?.claimsChanged() }
+    desk.answer = { [weak self] call, target in
+      if let self { self.answer(call, target) } else { call.answer() }
+    }
+    posture.onChange = { [weak self] in self?.postureChanged() }
+    posture.onWantsSensorsChanged = { [weak self] in self?.applyWanted() }
+  }
+
+  /// Once the sensors are enumerated: the posture looks for firmware switches (and may want
+  /// the sensors already, for orientd's own switch).
+  public func begin() {
+    posture.begin(hasDisplay: sensors.status(of: .accelerometer) != nil)
+    published.posture = posture.state
+    applyWanted()
+  }
+
+  /// Goes on the bus: publishes through `bus`, tracks claimers with `tracker`, and asks
+  /// `authority` about the targets that have a polkit action.
+  public func attach(
+    bus: any BusPublisher, tracker: any ClientTracking, authority: any Authority
+  ) {
+    self.bus = bus
+    desk.tracker = tracker
+    desk.gate = ClaimGate(authority: authority, logger: logger.child("polkit"))
+  }
+
+  /// Who holds claims.
+  public var claims: ClaimSet { desk.claims }
+
+  /// Whether the display accelerometer is being read.
+  public var isSampling: Bool { sensors.isReading(.accelerometer) }
+
+  /// Readings fed to the detector since start.
+  public var samplesProcessed: Int { orientation.samplesProcessed }
+
+  /// The posture's state.
+  public var postureState: PostureState { posture.state }
+
+  // MARK: Calls
+
+  /// A `Claim*` call of `target`.
+  public func claim(_ call: any ClaimCall, _ target: ClaimTarget) { desk.claim(call, target) }
+
+  /// A `Release*` call of `target`.
+  public func release(_ call: any ClaimCall, _ target: ClaimTarget) {
+    desk.release(call, target)
+  }
+
+  /// A tracked claimer left the bus.
+  public func vanished(_ name: String) { desk.vanished(name) }
+
+  /// `GetReading`.
+  public func reading() throws(DBusError) -> [DBusValue] {
+    try orientation.reading(hasAccelerometer: published.hasAccelerometer)
+  }
+
+  /// Applies a new configuration: new detector parameters start a fresh detector, a changed
+  /// accelerometer part re-describes the sensors and reads them afresh, new ambient intervals
+  /// apply from the next claim.
+  public func reload(_ new: DaemonConfiguration) {
+    orientation.reload(new.detector)
+    configuration = new
+    sensors.update(configuration: new.sensors)
+    posture.reload(new.posture)
+  }
+
+  /// Stops reading (restoring the sensors' settings), answers held claims, fails calls waiting
+  /// for polkit; nothing is claimed afterwards. Idempotent.
+  public func shutdown() {
+    guard !isShutDown else { return }
+    isShutDown = true
+    sensors.stopAll()
+    wanted = []
+    posture.shutdown()
+    desk.close()
+  }
+
+  // MARK: Claims and what is read
+
+  private func claimsChanged() {
+    posture.setClaimed(!desk.claims.claimers(.posture).isEmpty)
+    applyWanted()
+  }
+
+  /// Reads the kinds the claims and the posture want, and only those.
+  private func applyWanted() {
+    let now = isShutDown ? [] : desk.claims.wantedKinds.union(posture.wantedKinds)
+    let before = wanted
+    wanted = now
+    for kind in SensorKind.allCases where now.contains(kind) != before.contains(kind) {
+      if now.contains(kind) {
+        if kind == .accelerometer { orientation.restart() }
+        sensors.setWanted(kind, true)
+      } else {
+        sensors.setWanted(kind, false)
+        desk.kindStopped(kind)
+      }
+    }
+    if now.isEmpty && !before.isEmpty { onIdle?() }
+  }
+
+  private func answer(_ call: any ClaimCall, _ target: ClaimTarget) {
+    if !isShutDown { bus?.sendSnapshot(published, of: target, to: call.sender) }
+    call.answer()
+  }
+
+  // MARK: Sensors
+
+  private func sensorEvent(_ event: SensorSourceEvent) {
+    switch event {
+    case .changed(let kind, let status):
+      sensorChanged(kind, status)
+      if let status {
+        if status.isSampling && wanted.contains(kind) { desk.kindStarted(kind) }
+      } else {
+        desk.kindStopped(kind)
+      }
+    case .reading(let kind, let reading):
+      switch kind {
+      case .accelerometer: process(reading)
+      case .baseAccelerometer: posture.base(reading)
+      case .hinge: posture.measured(reading)
+      case .light, .proximity, .compass:
+        let next = AmbientService.received(reading.value, in: published.ambient)
+        if next != published.ambient { publishAmbient(kind, next) }
+        desk.firstReading(kind)
+      }
+    }
+  }
+
+  private func sensorChanged(_ kind: SensorKind, _ status: SensorStatus?) {
+    switch kind {
+    case .accelerometer:
+      posture.displayChanged(present: status != nil)
+      var next = orientation.sensorChanged(status, in: published)
+      next.posture = posture.state
+      publishAccelerometer(next)
+    case .baseAccelerometer:
+      posture.baseChanged(status?.accelerometer)
+    case .hinge:
+      posture.hingeSensorChanged(status?.sensor.hingeAngle)
+    case .light, .proximity, .compass:
+      publishAmbient(
+        kind, AmbientService.sensorChanged(kind, status?.sensor.ambient, in: published.ambient))
+    }
+  }
+
+  private func process(_ reading: Reading) {
+    let update = orientation.process(
+      reading, sensor: sensors.status(of: .accelerometer)?.accelerometer)
+    posture.lid(reading)
+    let proxyTilt = orientation.sensorProxyTilt ?? published.sensorProxyTilt
+    guard update != nil || proxyTilt != published.sensorProxyTilt else { return }
+    var next = published
+    next.sensorProxyTilt = proxyTilt
+    guard let update else { return publishAccelerometer(next) }
+    // Undefined only while flat since the start: then the last orientation stays published.
+    next.orientation = effectiveOrientation(update.orientation)
+    next.tilt = update.tilt
+    if next.orientation != published.orientation {
+      logger.info("orientation \(next.orientation.rawValue) (tilt \(next.tilt.rawValue))")
+    }
+    publishAccelerometer(next)
+    desk.firstReading(.accelerometer)
+  }
+
+  /// The posture's published state changed; with `laptop-orientation = normal` the
+  /// orientation follows it.
+  private func postureChanged() {
+    var next = published
+    next.posture = posture.state
+    next.orientation = effectiveOrientation(orientation.detector.orientation)
+    publishAccelerometer(next)
+  }
+
+  /// `detected`, or `normal` while the posture is laptop and that is configured; an undefined
+  /// detection keeps what is published.
+  private func effectiveOrientation(_ detected: Orientation) -> Orientation {
+    if posture.holdsOrientationNormal { return .normal }
+    return detected == .undefined ? published.orientation : detected
+  }
+
+  // MARK: Publishing
+
+  /// The accelerometer's and the posture's objects, each to its claimers (a sensor appearing
+  /// or going away to everyone: iio-sensor-proxy exits without a sensor and is started again
+  /// with the new one, so clients re-read its properties when the name gets a new owner;
+  /// orientd keeps its name, and a client that only claims once `HasAccelerometer` is true
+  /// would otherwise never hear that a sensor arrived).
+  private func publishAccelerometer(_ next: PublishedState) {
+    published = next
+    guard let bus else { return }
+    bus.publish(next, on: .orientation, to: desk.claims.claimers(.orientd))
+    bus.publish(next, on: .sensorProxy, to: desk.claims.claimers(.sensorProxy))
+    bus.publish(next, on: .posture, to: desk.claims.claimers(.posture))
+  }
+
+  /// One ambient kind's change, to that kind's claimers only (a sensor appearing or going away
+  /// to everyone), so light readings never reach accelerometer-only clients.
+  private func publishAmbient(_ kind: SensorKind, _ state: AmbientState) {
+    published.ambient = state
+    guard let bus else { return }
+    switch kind {
+    case .compass:
+      bus.publish(published, on: .compass, to: desk.claims.claimers(.compass))
+    case .light:
+      bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.light))
+    case .proximity:
+      bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.proximity))
+    case .accelerometer, .baseAccelerometer, .hinge:
+      break
+    }
+  }
+}

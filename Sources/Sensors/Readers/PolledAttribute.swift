@@ -1,0 +1,160 @@
+import OrientCore
+import OrientLog
+import SystemKit
+
+/// Polls one sysfs attribute on a timer and interprets it (`AmbientInterpreter`): light,
+/// proximity, the compass, applesmc's light. The file stays open while reading and is read
+/// again at offset 0 each time (sysfs asks the driver again; `SysfsAttribute`, which also
+/// notices a file an emulated sysfs replaced); nothing is open or scheduled once stopped.
+///
+/// Like the accelerometer's `PollSampler`, a sensor whose every read has failed for a while
+/// is read less and less often (`PollBackoff`) until a read works again, and each kind of
+/// problem is logged once per episode.
+final class PolledAttributeReader: SensorReader {
+  let mode = SamplingMode.polled
+  let rate: Double
+  /// The sensor.
+  let info: AmbientDescription
+  /// The poll interval.
+  let interval: Duration
+  /// The file polled.
+  let path: String
+  private let logger: Logger
+  private let deliver: (SensorEvent) -> Void
+  private var timer: EventLoop.Timer?
+  private var interpreter: AmbientInterpreter
+  private var problems = LogOnce()
+  private var file: SysfsAttribute?
+  private var backoff = PollBackoff()
+
+  /// Opens `info`'s attribute and reads it every `interval`; the first reading is posted to
+  /// the loop at once.
+  ///
+  /// - Throws: `SensorError` if the attribute cannot be opened or the timer made.
+  init(
+    _ info: AmbientDescription, interval: Duration, loop: EventLoop, logger: Logger,
+    deliver: @escaping (SensorEvent) -> Void
+  ) throws(SensorError) {
+    self.info = info
+    self.interval = interval
+    self.logger = logger
+    self.deliver = deliver
+    rate = 1 / max(interval.seconds, 0.001)
+    switch info.driver {
+    case .iioPoll(let attribute): path = "\(info.syspath)/\(attribute)"
+    case .hwmonLight, .inputSwitch, .iioBuffer: path = "\(info.syspath)/light"
+    }
+    // A fresh start decides near/far from the first reading alone.
+    interpreter = AmbientInterpreter(info)
+    do {
+      file = try SysfsAttribute(path: path)
+      let timer = try loop.makeTimer { [weak self] in self?.poll() }
+      try timer.schedule(after: interval, interval: interval)
+      self.timer = timer
+    } catch {
+      stop()
+      throw SensorError(error, "\(info.sysname): cannot poll")
+    }
+    logger.debug("\(info.sysname): polling \(path) every \(interval.nanoseconds / 1_000_000) ms")
+    // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
+    loop.post { [weak self] in self?.poll() }
+  }
+
+  deinit { stop() }
+
+  func stop() {
+    timer?.cancel()
+    timer = nil
+    file?.close()
+    file = nil
+  }
+
+  private func poll() {
+    guard let file else { return }
+    var bytes = [UInt8](repeating: 0, count: 64)
+    let text: String
+    do {
+      let count = try bytes.withUnsafeMutableBytes { raw in
+        Result { () throws(SystemError) in try file.read(into: raw) }
+      }.get()
+      text = String(decoding: bytes[0..<count], as: UTF8.self)
+    } catch {
+      if error.isDeviceGone {
+        stop()
+        deliver(.gone("\(path): \(error.reason)"))
+        return
+      }
+      problems.report(
+        "read", logger: logger, "\(info.sysname): cannot read \(path): \(error) (logged once)")
+      failed()
+      return
+    }
+    guard let reading = interpreter.interpret(text) else {
+      problems.report(
+        "parse", logger: logger,
+        "\(info.sysname): \(path) holds \"\(text)\", not a \(info.kind) reading (logged once)")
+      failed()
+      return
+    }
+    problems.clear("read", logger: logger, "\(info.sysname): \(path) readable again")
+    problems.clear("parse", logger: logger, "\(info.sysname): \(path) readable again")
+    if backoff.succeeded() { reschedule(interval) }
+    deliver(
+      .reading(
+        Reading(
+          time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()), value: reading.value)))
+  }
+
+  /// A failed read: after a second's worth of them, read less and less often.
+  private func failed() {
+    if let slower = backoff.failed(rate: rate) { reschedule(slower) }
+  }
+
+  private func reschedule(_ period: Duration) {
+    do {
+      try timer?.schedule(after: period, interval: period)
+    } catch {
+      problems.report(
+        "timer", logger: logger, "\(info.sysname): cannot reschedule the poll timer: \(error)")
+    }
+  }
+}
+
+/// When reads keep failing, read less often: after a second's worth of failed reads every
+/// `first`, doubling up to `maximum`; the first good read restores the rate. Shared by every
+/// polled reader, so that a broken bus is not hammered at the full rate.
+struct PollBackoff {
+  /// The first slowed-down interval, doubled after each further failure.
+  static let first: Duration = .milliseconds(250)
+  /// The slowest a reader polls while reads fail.
+  static let maximum: Duration = .seconds(2)
+
+  /// The slowed-down interval, `nil` at the normal rate.
+  private(set) var interval: Duration?
+  private var failuresInARow = 0
+
+  /// Whether the reader is slowed down.
+  var isBackingOff: Bool { interval != nil }
+
+  /// Counts a failed read at `rate` reads per second.
+  ///
+  /// - Returns: the interval to poll at from now, when it changes.
+  mutating func failed(rate: Double) -> Duration? {
+    failuresInARow += 1
+    guard failuresInARow >= max(Int(rate.rounded(.up)), 1) else { return nil }
+    let next = interval.map { min($0 * 2, PollBackoff.maximum) } ?? PollBackoff.first
+    guard next != interval else { return nil }
+    interval = next
+    return next
+  }
+
+  /// Counts a good read.
+  ///
+  /// - Returns: whether the reader was slowed down (restore its rate).
+  mutating func succeeded() -> Bool {
+    failuresInARow = 0
+    guard interval != nil else { return false }
+    interval = nil
+    return true
+  }
+}

@@ -1,0 +1,217 @@
+import DBusKit
+import Glibc
+import OrientCore
+import OrientDaemon
+import OrientLog
+import OrientWire
+import Sensors
+import SystemKit
+
+// Scripted stand-ins for the daemon core's seams: the sensors, the bus, the client tracker,
+// polkit and a call. The unit tests (CoreTests.swift) drive `DaemonCore` through them with a
+// `ManualScheduler`; the end-to-end tests prove the real ones are wired the same way.
+
+/// Sensors whose presence and readings the test decides; reads a kind while it is wanted and
+/// present, as `SensorHub` does.
+final class FakeSensors: SensorSource {
+  var onEvent: ((SensorSourceEvent) -> Void)?
+  private(set) var statuses: [SensorKind: SensorStatus] = [:]
+  private(set) var wanted: Set<SensorKind> = []
+  /// Every `setWanted` call, in order.
+  private(set) var wantedLog: [(SensorKind, Bool)] = []
+  private(set) var updates: [SensorsConfiguration] = []
+  private(set) var stoppedAll = false
+
+  func status(of kind: SensorKind) -> SensorStatus? { statuses[kind] }
+
+  func setWanted(_ kind: SensorKind, _ wanted: Bool) {
+    wantedLog.append((kind, wanted))
+    if wanted {
+      guard self.wanted.insert(kind).inserted else { return }
+      if statuses[kind] != nil { start(kind) }
+    } else {
+      guard self.wanted.remove(kind) != nil else { return }
+      statuses[kind]?.isSampling = false
+    }
+  }
+
+  func isReading(_ kind: SensorKind) -> Bool { statuses[kind]?.isSampling ?? false }
+
+  func update(configuration: SensorsConfiguration) { updates.append(configuration) }
+
+  func stopAll() {
+    stoppedAll = true
+    for kind in wanted { setWanted(kind, false) }
+  }
+
+  /// A sensor of `kind` appears (read at once if wanted).
+  func appear(_ kind: SensorKind, _ sensor: Sensor) {
+    statuses[kind] = SensorStatus(sensor: sensor, mode: .polled, rate: 30, isSampling: false)
+    onEvent?(.changed(kind, statuses[kind]))
+    if wanted.contains(kind) { start(kind) }
+  }
+
+  /// The sensor of `kind` goes away.
+  func disappear(_ kind: SensorKind) {
+    statuses[kind] = nil
+    onEvent?(.changed(kind, nil))
+  }
+
+  /// A reading of `kind` (only while it is read, as a real reader).
+  func deliver(_ kind: SensorKind, _ value: SensorValue, at seconds: Double = 1000) {
+    guard isReading(kind) else { return }
+    onEvent?(
+      .reading(
+        kind, Reading(time: MonotonicTime(nanoseconds: Int64(seconds * 1e9)), value: value)))
+  }
+
+  private func start(_ kind: SensorKind) {
+    statuses[kind]?.isSampling = true
+    onEvent?(.changed(kind, statuses[kind]))
+  }
+}
+
+/// Sensors to make appear.
+enum FakeSensor {
+  /// An upright display accelerometer (or one in the base).
+  static func accelerometer(_ name: String = "iio:device0", base: Bool = false) -> Sensor {
+    var facts = DeviceFacts(syspath: "/sys/devices/fake/\(name)", sysname: name)
+    facts.hasRawAttributes = true
+    facts.scale = [.init("in_accel_scale", "1")]
+    facts.udevLocation = base ? "base" : "display"
+    return Sensor(
+      kinds: [.accelerometer, .baseAccelerometer], syspath: facts.syspath, sysname: name,
+      drivers: [IIOPollAccelerometer.name],
+      detail: .accelerometer(
+        AccelerometerDescription(facts: facts, configuration: AccelerometerConfiguration())))
+  }
+
+  /// An ambient sensor of `kind`.
+  static func ambient(_ kind: SensorKind, _ name: String = "iio:device1") -> Sensor {
+    let info = AmbientDescription(
+      kind: kind, syspath: "/sys/devices/fake/\(name)", sysname: name,
+      driver: .iioPoll(attribute: "in_illuminance_raw"), classifiedBy: "test")
+    return Sensor(
+      kinds: [kind], syspath: info.syspath, sysname: name, drivers: [IIOPollLight.name],
+      detail: .ambient(info))
+  }
+
+  /// Gravity for a display held upright in `orientation`, m/s^2.
+  static func gravity(_ orientation: Orientation) -> SensorValue {
+    let r = Double(orientation.clockwiseRotation ?? 0) * Double.pi / 180
+    return .acceleration(Vector3(9.80665 * sin(r), -9.80665 * cos(r), 0))
+  }
+}
+
+/// What the core published and sent, in order.
+final class RecordingBus: BusPublisher {
+  enum Sent: Equatable {
+    case publish(PublishedObject, to: [String])
+    case snapshot(ClaimTarget, to: String)
+  }
+
+  private(set) var sent: [Sent] = []
+  private(set) var states: [PublishedObject: PublishedState] = [:]
+
+  func publish(_ state: PublishedState, on object: PublishedObject, to recipients: [String]) {
+    sent.append(.publish(object, to: recipients))
+    states[object] = state
+  }
+
+  func sendSnapshot(_ state: PublishedState, of target: ClaimTarget, to sender: String) {
+    sent.append(.snapshot(target, to: sender))
+  }
+
+  /// The snapshots sent, in order.
+  var snapshots: [Sent] { sent.filter { if case .snapshot = $0 { true } else { false } } }
+}
+
+/// The names tracked.
+final class FakeTracker: ClientTracking {
+  private(set) var tracked: Set<String> = []
+  func track(_ name: String) { tracked.insert(name) }
+  func untrack(_ name: String) { tracked.remove(name) }
+}
+
+/// An authority whose answers the test gives, in any order.
+final class FakeAuthority: Authority {
+  private(set) var pending: [(sender: String, action: String, done: (AuthorityVerdict) -> Void)] =
+    []
+
+  func check(_ sender: String, action: String, _ done: @escaping (AuthorityVerdict) -> Void) {
+    pending.append((sender, action, done))
+  }
+
+  /// Answers the first pending check of `sender`.
+  func answer(_ sender: String, _ verdict: AuthorityVerdict) {
+    guard let index = pending.firstIndex(where: { $0.sender == sender }) else { return }
+    answerAt(index, verdict)
+  }
+
+  /// Answers the pending check at `index`.
+  func answerAt(_ index: Int, _ verdict: AuthorityVerdict) {
+    let check = pending.remove(at: index)
+    check.done(verdict)
+  }
+}
+
+/// A claim or release call and what it was answered.
+final class FakeCall: ClaimCall {
+  let sender: String
+  let member: String
+  private(set) var answered = false
+  private(set) var error: DBusError.Name?
+
+  init(_ sender: String, _ member: String = "Claim") {
+    self.sender = sender
+    self.member = member
+  }
+
+  func answer() { answered = true }
+  func fail(_ name: DBusError.Name, _ text: String) { error = name }
+}
+
+/// Log lines, kept for the test to read.
+final class LogRecorder: LogSink, @unchecked Sendable {
+  private(set) var lines: [String] = []
+  func write(level: LogLevel, label: String, message: String) { lines.append(message) }
+  var text: String { lines.joined(separator: "\n") }
+}
+
+/// A core on fakes, attached to its fake bus.
+struct CoreRig {
+  let scheduler = ManualScheduler()
+  let sensors = FakeSensors()
+  let bus = RecordingBus()
+  let tracker = FakeTracker()
+  let authority = FakeAuthority()
+  let log = LogRecorder()
+  let core: DaemonCore
+
+  init(configuration: DaemonConfiguration = DaemonConfiguration()) {
+    core = DaemonCore(
+      configuration: configuration, sensors: sensors, scheduler: scheduler,
+      claimReplyBound: .milliseconds(1500),
+      logger: Logger(label: "test", level: .debug, sink: log))
+    core.begin()
+    core.attach(bus: bus, tracker: tracker, authority: authority)
+  }
+
+  /// Claims `target` as `sender`, polkit allowing it when asked.
+  @discardableResult
+  func claim(_ sender: String, _ target: ClaimTarget) -> FakeCall {
+    let call = FakeCall(sender, target.claimMethod)
+    core.claim(call, target)
+    if target.polkitAction != nil { authority.answer(sender, .allowed) }
+    return call
+  }
+
+  /// Releases `target` as `sender`, polkit allowing it when asked.
+  @discardableResult
+  func release(_ sender: String, _ target: ClaimTarget) -> FakeCall {
+    let call = FakeCall(sender, target.releaseMethod)
+    core.release(call, target)
+    if target.polkitAction != nil { authority.answer(sender, .allowed) }
+    return call
+  }
+}
