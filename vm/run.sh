@@ -177,9 +177,9 @@ apt_lists_present() { compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; }
 # rotate-x11: a real Xorg (modesetting on the virtio-gpu card) with the libinput input driver.
 guest_pkgs+=(xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils xinput)
 # The systemd stage's client tests (guest/systemd-tests/2x-, 3x-; docs/clients.md): the real
-# programs that use net.hadess.SensorProxy, polkit's daemon and what they need to run headless.
+# programs that use net.hadess.SensorProxy, polkit's daemon, what they need to run headless, chvt.
 guest_pkgs+=(polkitd python3-gi mutter gnome-settings-daemon gnome-session-bin upower
-  xserver-xorg-video-dummy geoclue-2.0 geoclue-2-demo python3-pyqt5.qtsensors phosh phoc)
+  xserver-xorg-video-dummy geoclue-2.0 geoclue-2-demo python3-pyqt5.qtsensors phosh phoc kbd)
 
 mapfile -t missing < <(missing_pkgs "${host_pkgs[@]}" "${guest_pkgs[@]}")
 if [ ${#missing[@]} -gt 0 ]; then

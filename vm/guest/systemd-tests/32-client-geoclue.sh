@@ -6,7 +6,7 @@
 # allowed to the geoclue user by the bus policy and 50-orientd-geoclue.rules) and puts its
 # heading into every location. Its demo where-am-i, run in the test user's session, prints the
 # fix with Heading 90, then 271 when the emulated HID magnetometer turns.
-# timeout: 300
+# timeout: 420
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 # shellcheck source=vm/guest/systemd/session.sh
@@ -22,7 +22,7 @@ where_heading() { last_line_with "$WHERE" "Heading:" && [[ $LAST_LINE =~ Heading
 require "systemd is PID 1" test "$(</proc/1/comm)" = systemd
 require "orientd's packages are installed" packages_ready
 [ -x $WHERE_AM_I ] || fail "geoclue's where-am-i is missing (geoclue-2-demo, vm/run.sh)"
-require "the user geoclue exists (geoclue-2.0's)" id "$GEOCLUE_USER"
+require "the user geoclue exists (geoclue-2.0's)" eval 'id "$GEOCLUE_USER" >/dev/null'
 require "the emulated compass (and accelerometer); orientd reports them" sensors_start accel magn
 require "the test user's session on tty1 is active" session_start
 
@@ -52,11 +52,19 @@ system=true
 users=
 EOF
 cp "$CONF" "$TOUT/geoclue.conf"
-trap 'part_abort $?; session_cleanup; stop_all; cp "$TOUT/geoclue.conf.orig" "$CONF"; systemctl stop geoclue.service; cp "$RUNDIR"/*.status "$TOUT/" 2>/dev/null' EXIT
+collect() {
+  journalctl -b --no-pager -o short-monotonic -u geoclue.service >"$TOUT/geoclue-journal.txt" 2>&1
+  journalctl -b --no-pager -o short-monotonic -u orientd.service >"$TOUT/orientd-journal.txt" 2>&1
+}
+trap 'part_abort $?; collect; session_cleanup; stop_all; cp "$TOUT/geoclue.conf.orig" "$CONF"; systemctl stop geoclue.service; cp "$RUNDIR"/*.status "$TOUT/" 2>/dev/null' EXIT
 spawn nmea /usr/bin/python3 -S "$GUEST/tools/nmea_server.py" "$NMEA_SOCKET" 48.1173 11.5167
 require "the GPS receiver listens on $NMEA_SOCKET" wait_for 20 "the NMEA socket" test -S "$NMEA_SOCKET"
-# A geoclue started earlier read another configuration; the bus starts it again on demand.
+# A geoclue started earlier read another configuration. Started here rather than by the bus on
+# where-am-i's first call: under TCG its start can outlast a D-Bus client's 25 s call timeout.
 systemctl stop geoclue.service 2>/dev/null
+require "geoclue (the system service) starts with this configuration" systemctl start geoclue.service
+require "geoclue owns org.freedesktop.GeoClue2" wait_for 120 "geoclue on the bus" \
+  bus_has_owner org.freedesktop.GeoClue2
 
 session_job where env G_MESSAGES_DEBUG= "$WHERE_AM_I" --timeout 200 --accuracy-level 8
 check "where-am-i gets a location" wait_for 120 "where-am-i's first location" \
@@ -70,7 +78,5 @@ check "the location's heading is the compass's: 90" wait_for 60 "Heading: 90" wh
 hid magn heading 271
 check "the magnetometer turns to 271: where-am-i reports Heading 271" \
   wait_for 60 "Heading: 271" where_heading 271
-journalctl -b --no-pager -o cat -u geoclue.service >"$TOUT/geoclue-journal.txt" 2>&1
-journalctl -b --no-pager -o cat -u orientd.service >"$TOUT/orientd-journal.txt" 2>&1
 session_stop where
 finish
