@@ -79,6 +79,10 @@ require "the USB gadget stack loads (dummy_hcd, libcomposite, usb_f_hid)" \
 spawn picolcd /usr/bin/python3 -S "$GUEST/emu/usb_picolcd.py" --status "$PICO_STATUS" \
   --log "$TOUT/picolcd-events.log"
 require "the emulated PicoLCD is attached" wait_for 60 "its /dev/hidgN" kv "$PICO_STATUS" hidg
+# The host side's drivers: udev in this guest does not load usbhid for the new interface by its
+# modalias (seen: the interface stays without a driver), so they are loaded here; hid-picolcd
+# then binds by its id table (04d8:c002), as on a machine with the real display.
+require "usbhid and hid-picolcd load" kmod -a usbhid hid-picolcd
 require "hid-picolcd registers its backlight" wait_for 60 "a picolcd backlight" backlight_find
 udevadm settle --timeout=30
 log "backlight: $BACKLIGHT (type $(<"$BACKLIGHT/type"), max $(<"$BACKLIGHT/max_brightness"), brightness $(<"$BACKLIGHT/brightness"))"
