@@ -8,7 +8,7 @@
 #   - the same user in no session (setpriv from the test runner) is refused;
 #   - the user geoclue, a system service in no session, is allowed by
 #     /usr/share/polkit-1/rules.d/50-orientd-geoclue.rules.
-# timeout: 600
+# timeout: 900
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 # shellcheck source=vm/guest/systemd/session.sh

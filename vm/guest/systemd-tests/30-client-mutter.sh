@@ -14,7 +14,7 @@
 # monitor's transform in GetCurrentState (0 normal, 1 = 90, 2 = 180, 3 = 270) after each turn of
 # the emulated accelerometer; with orientation-lock on, a turn changes nothing; off again,
 # mutter catches up with the device.
-# timeout: 420
+# timeout: 900
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 # shellcheck source=vm/guest/systemd/session.sh

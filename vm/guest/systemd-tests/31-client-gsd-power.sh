@@ -13,7 +13,7 @@
 #   - chvt 2: the session is inactive, gnome-session says SessionIsActive false, gsd-power
 #     releases the light sensor and orientd stops reading it (the sensor's polled reads stop);
 #   - chvt 1: active again, gsd-power claims it again and orientd reads it again.
-# timeout: 480
+# timeout: 900
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 # shellcheck source=vm/guest/systemd/session.sh

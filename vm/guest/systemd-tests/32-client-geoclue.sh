@@ -6,7 +6,7 @@
 # allowed to the geoclue user by the bus policy and 50-orientd-geoclue.rules) and puts its
 # heading into every location. Its demo where-am-i, run in the test user's session, prints the
 # fix with Heading 90, then 271 when the emulated HID magnetometer turns.
-# timeout: 420
+# timeout: 900
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 # shellcheck source=vm/guest/systemd/session.sh

@@ -5,7 +5,7 @@
 # QOrientationSensor follows the emulated accelerometer (TopUp, LeftUp, TopDown, RightUp, TopUp),
 # QLightSensor the light sensor (123.4 then 56.7 lux) and QCompass the compass (90 then 271).
 # The claims go through polkit's allow_active branch (the session is active, on seat0).
-# timeout: 420
+# timeout: 900
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 # shellcheck source=vm/guest/systemd/session.sh

@@ -13,7 +13,7 @@
 #     LVDS-, eDP-, DSI- (monitor.c): headless phoc's output is HEADLESS-1, which phosh takes for a
 #     virtual connector. The test checks that this is what happens (no built-in monitor, the
 #     accelerometer left unclaimed, no fader), so that the limit is shown, not assumed.
-# timeout: 420
+# timeout: 900
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 # shellcheck source=vm/guest/systemd/session.sh
