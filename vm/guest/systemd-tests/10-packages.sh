@@ -21,7 +21,7 @@
 #   dbus-restart         systemctl restart dbus: orientd exits 69, is restarted, serves on the new bus
 #   security             systemd-analyze security on the running unit = the offline figure
 # parts: deb-install udev-start sandboxed-clients journal-warning sysfs-restore bus-activation kill-restart dbus-restart security
-# timeout: 480
+# timeout: 900
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
 

@@ -41,8 +41,8 @@ require "the emulated accelerometer, light sensor, proximity sensor and compass;
 require "getty logs $SESSION_USER in on tty1 (autologin) and its session runs our agent" session_start
 loginctl show-session "$SESSION_ID" >"$TOUT/session.txt" 2>&1
 log "session $SESSION_ID: $(grep -E '^(Seat|TTY|VTNr|Active|Remote|Type|Class|State)=' "$TOUT/session.txt" | tr '\n' ' ')"
-check "the session is on seat0, VT 1, local, a user's tty session" \
-  eval 'grep -qx Seat=seat0 "$TOUT/session.txt" && grep -qx VTNr=1 "$TOUT/session.txt" && grep -qx Remote=no "$TOUT/session.txt" && grep -qx Class=user "$TOUT/session.txt"'
+check "the session is on seat0, VT 1, local, a user's x11-type session (as a display manager's)" \
+  eval 'grep -qx Seat=seat0 "$TOUT/session.txt" && grep -qx VTNr=1 "$TOUT/session.txt" && grep -qx Remote=no "$TOUT/session.txt" && grep -qx Class=user "$TOUT/session.txt" && grep -qx Type=x11 "$TOUT/session.txt"'
 check "and active (logind)" session_is 1
 
 # pkcheck about itself ($$ of the exec'ed shell), from inside the session.
