@@ -70,7 +70,7 @@ require "geoclue owns org.freedesktop.GeoClue2" wait_for 120 "geoclue on the bus
 # registered (gclue-service-manager.c), as a desktop's (gnome-shell's, phosh's) would be: the
 # demo agent of geoclue-2-demo stands for it. where-am-i is a system component here, so the
 # agent is never asked to authorize it.
-session_job agent /usr/libexec/geoclue-2.0/demos/agent
+session_job demo-agent /usr/libexec/geoclue-2.0/demos/agent
 session_job where env G_MESSAGES_DEBUG= "$WHERE_AM_I" --timeout 200 --accuracy-level 8
 check "where-am-i gets a location" wait_for 120 "where-am-i's first location" \
   has_line "$WHERE" "Latitude:*"

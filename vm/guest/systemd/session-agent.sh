@@ -11,7 +11,7 @@
 dir=/run/orientd-vm-session
 # What the session gave its login shell (XDG_SESSION_ID, XDG_RUNTIME_DIR, XDG_SEAT, XDG_VTNR...).
 env >"$dir/env.partial" && mv "$dir/env.partial" "$dir/env"
-echo $$ >"$dir/agent.pid"
+echo $$ >"$dir/agent-pid"
 # Opened read-write: the FIFO never reports end-of-file between two jobs.
 exec {jobs}<>"$dir/jobs"
 while read -r -u "$jobs" job; do

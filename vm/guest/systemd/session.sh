@@ -50,7 +50,7 @@ session_is() {
   session_state && kv "$SESSION_FILE" ACTIVE && [ "$KV_VALUE" = "$1" ]
 }
 agent_alive() {
-  first_line "$SESSION_DIR/agent.pid" && kill -0 "$FIRST_LINE" 2>/dev/null && [ -s "$SESSION_DIR/env" ]
+  first_line "$SESSION_DIR/agent-pid" && kill -0 "$FIRST_LINE" 2>/dev/null && [ -s "$SESSION_DIR/env" ]
 }
 
 # session_start: the user, logged in on tty1 by getty, its agent ready. Idempotent: a session
