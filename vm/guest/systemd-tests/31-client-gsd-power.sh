@@ -123,6 +123,9 @@ require "mutter (X11) serves its idle monitor and display configuration" wait_fo
 light_reads
 reads_before=$READS
 check "before gsd-power, no one reads the light sensor" light_quiet 2
+# Nobody touches Xvfb's input: gsd-power would take the session for idle and dim the panel to
+# 30% (seen: 255 -> 78 at its start); the lamp, not idleness, is what this test is about.
+as_session_user gsettings set org.gnome.settings-daemon.plugins.power idle-dim false
 session_job gsd-power "${DESKTOP_ENV[@]}" G_MESSAGES_DEBUG=all /usr/libexec/gsd-power --verbose
 require "gsd-power on the session bus (org.gnome.SettingsDaemon.Power)" wait_for 120 "gsd-power" \
   session_bus_has org.gnome.SettingsDaemon.Power
