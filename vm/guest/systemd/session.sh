@@ -68,6 +68,15 @@ session_start() {
   # The login shell hands the session to the agent.
   echo "exec /bin/bash $GUEST/systemd/session-agent.sh" >"$SESSION_HOME/.bash_profile"
   chown "$SESSION_USER:" "$SESSION_HOME/.bash_profile"
+  # The session's type: pam_systemd registers it from XDG_SESSION_TYPE in the PAM environment,
+  # which login's pam_env fills from /etc/environment (the guest's throw-away copy; no other
+  # login happens in it). A display manager registers its sessions as x11 or wayland, and
+  # gnome-session 43 follows only such a graphical session of its user (gsm-systemd.c,
+  # gsm_systemd_find_session): in a tty session its SessionIsActive never changes (seen: still
+  # true after chvt 2), and gsd-power would never see the session go inactive. (Environment= on
+  # getty@tty1 does not reach pam_systemd: seen, the session stayed Type=tty.)
+  grep -qx 'XDG_SESSION_TYPE=x11' /etc/environment 2>/dev/null ||
+    echo 'XDG_SESSION_TYPE=x11' >>/etc/environment
   rm -rf "$SESSION_DIR"
   mkdir -p "$SESSION_DIR"
   mkfifo "$SESSION_DIR/jobs"
