@@ -44,6 +44,7 @@ TEST_PKGS=(
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
   libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does
   polkitd              # PolkitTests: the real verdicts on net.hadess.SensorProxy claims (private bus)
+  python3-dbusmock python3-psutil  # iio-sensor-proxy 3.9.0's own integration tests (Tests/Upstream)
 )
 
 missing=()

@@ -18,6 +18,9 @@ swift build --build-tests
 stage "unit and integration tests (private dbus-daemon, umockdev testbeds)"
 swift test --skip-build
 
+stage "iio-sensor-proxy 3.9.0's own integration tests, orientd as the daemon (Tests/Upstream/run.sh)"
+Tests/Upstream/run.sh
+
 stage "orientation quality gate: orient-bench --quick (deterministic simulation, no timing)"
 "$(swift build --show-bin-path)/orient-bench" --quick --no-throughput | tail -n 30
 
