@@ -434,7 +434,9 @@ accel_idle() {
 }
 # ---- the other emulated HID sensors (emu/hid_accel.py --kind) ------------------------------------
 # Each kind is its own uhid device and emulator process; KIND's control FIFO and status file are
-# $RUNDIR/KIND.control and KIND.status, its event log $TOUT/KIND-events.log.
+# $HID_DIR/KIND.control and KIND.status (HID_DIR: this test's RUNDIR unless a test shares its
+# emulators with others), its event log $TOUT/KIND-events.log.
+HID_DIR=$RUNDIR
 declare -A HID_DRIVER=([als]=hid-sensor-als [prox]=hid-sensor-prox [magn]=hid-sensor-magn-3d)
 declare -A HID_IIO=([als]=als [prox]=prox [magn]=magn_3d)
 declare -A HID_SENT=()
@@ -444,10 +446,10 @@ hid_start() {
   local kind=$1
   shift
   kmod -a uhid hid-sensor-hub "${HID_DRIVER[$kind]}" || return 1
-  rm -f "$RUNDIR/$kind.control" "$RUNDIR/$kind.status"
-  mkfifo "$RUNDIR/$kind.control"
+  rm -f "$HID_DIR/$kind.control" "$HID_DIR/$kind.status"
+  mkfifo "$HID_DIR/$kind.control"
   spawn "hid-$kind" "${PY[@]}" "$GUEST/emu/hid_accel.py" --kind "$kind" \
-    --control "$RUNDIR/$kind.control" --status "$RUNDIR/$kind.status" --log "$TOUT/$kind-events.log" "$@"
+    --control "$HID_DIR/$kind.control" --status "$HID_DIR/$kind.status" --log "$TOUT/$kind-events.log" "$@"
   HID_SENT[$kind]=0
   wait_for 20 "the ${HID_IIO[$kind]} IIO device" iio_find "${HID_IIO[$kind]}"
 }
@@ -456,12 +458,12 @@ hid() {
   local kind=$1
   shift
   HID_SENT[$kind]=$((HID_SENT[$kind] + 1))
-  echo "$*" >"$RUNDIR/$kind.control"
+  echo "$*" >"$HID_DIR/$kind.control"
   wait_for 10 "the $kind emulator to handle '$*'" hid_at_least "$kind" commands "${HID_SENT[$kind]}"
 }
 # hid_get KIND KEY: print a value from KIND's status; hid_at_least KIND KEY N: it is N or more.
-hid_get() { kv "$RUNDIR/$1.status" "$2" && echo "$KV_VALUE"; }
-hid_at_least() { kv "$RUNDIR/$1.status" "$2" && [ "$KV_VALUE" -ge "$3" ]; }
+hid_get() { kv "$HID_DIR/$1.status" "$2" && echo "$KV_VALUE"; }
+hid_at_least() { kv "$HID_DIR/$1.status" "$2" && [ "$KV_VALUE" -ge "$3" ]; }
 # iio_find NAME: the IIO device whose name is NAME, in IIO_DEV (sysfs path) and IIO_NAME.
 iio_find() {
   local d

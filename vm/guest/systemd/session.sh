@@ -5,6 +5,7 @@
 # anything. So:
 #   packages_ready   the freshly built .debs installed (a test run on its own; after
 #                    10-packages they already are), iio-sensor-proxy masked
+#   sensor_proxy_purged  iio-sensor-proxy purged (and with it its geoclue-only compass policy)
 #   session_start    the user orientd-user (uid 4200) logged in on tty1 by getty's autologin
 #                    (getty@tty1.service.d/autologin.conf); its login shell execs
 #                    session-agent.sh, which runs the tests' jobs inside the session
@@ -14,7 +15,11 @@
 #   session_stop NAME              SIGTERM to its process group, then KILL
 #   vt_switch N                    chvt N (the session on tty1 is active only while VT 1 is)
 #   sensors_start                  the emulated accelerometer, light sensor, proximity sensor
-#                                  and compass (HID sensor hub drivers), orientd on the bus
+#                                  and compass (HID sensor hub drivers), shared by the tests,
+#                                  orientd on the bus
+#   session_watch NAME ARGS...     tools/session_watch.py in the session: names, properties and
+#                                  mutter's display state on the session bus, one line each
+#                                  change, read with watch_says
 # shellcheck shell=bash
 
 SESSION_USER=orientd-user
@@ -34,9 +39,37 @@ packages_ready() {
       ./orientd_*.deb ./orientd-rotate_*.deb ./orientcam_*.deb) >"$TOUT/apt-install.log" 2>&1 ||
       return 1
   fi
-  [ "$(systemctl is-enabled iio-sensor-proxy.service 2>&1)" = masked ] ||
+  # (Masking reloads systemd: a minute under TCG on a busy host. Not when it is masked already,
+  # or purged: sensor-proxy-purge.)
+  if [ -e /lib/systemd/system/iio-sensor-proxy.service ] &&
+    [ "$(systemctl is-enabled iio-sensor-proxy.service 2>&1)" != masked ]; then
     systemctl mask iio-sensor-proxy.service >/dev/null 2>&1
+  fi
   [ "$(dpkg-query -W -f='${Status}' orientd 2>/dev/null)" = "install ok installed" ]
+}
+
+# Debian 12's iio-sensor-proxy 3.0 (installed on the host's root the guest runs on) ships
+# /etc/dbus-1/system.d/net.hadess.SensorProxy.conf, a conffile whose compass policy is its
+# 3.0 one, geoclue's only: its denies are read after orientd's allows
+# (/usr/share/dbus-1/system.d/orientd.conf) and win. A removed package keeps its conffiles; a
+# purged one does not (docs/packaging.md, "Together with iio-sensor-proxy").
+SENSOR_PROXY_POLICY=/etc/dbus-1/system.d/net.hadess.SensorProxy.conf
+# sensor_proxy_gone: dpkg knows nothing of iio-sensor-proxy (not even its conffiles) and its
+# policy file is gone.
+sensor_proxy_gone() {
+  local status
+  status=$(dpkg-query -W -f='${Status}' iio-sensor-proxy 2>/dev/null)
+  [ ! -e "$SENSOR_PROXY_POLICY" ] && { [ -z "$status" ] || [[ $status == *" not-installed" ]]; }
+}
+# sensor_proxy_purged: apt-get purge iio-sensor-proxy, as a user replacing it with orientd does,
+# unless it is gone already (sensor-proxy-purge did it earlier in the stage). Its output in
+# $TOUT/apt-purge-iio-sensor-proxy.log.
+sensor_proxy_purged() {
+  sensor_proxy_gone && return 0
+  log "apt-get purge iio-sensor-proxy"
+  DEBIAN_FRONTEND=noninteractive apt-get purge -y iio-sensor-proxy \
+    >"$TOUT/apt-purge-iio-sensor-proxy.log" 2>&1 || return 1
+  sensor_proxy_gone
 }
 
 # session_file: SESSION_FILE is logind's state file of the session (ACTIVE=, SEAT=, TTY=...).
@@ -124,6 +157,20 @@ session_run() {
 }
 # session_out NAME: SESSION_OUT is the job's output file.
 session_out() { SESSION_OUT=$SESSION_DIR/$1.out; }
+# session_watch NAME ARGS...: tools/session_watch.py ARGS as the session job NAME (one Python
+# start, where polling with gdbus would start setpriv, env and gdbus each time); WATCH_OUT is its
+# output. watch_says LINE: its latest line starting with LINE's first two words is LINE
+# ("owner org.gnome.SessionManager yes", "prop SessionIsActive false", "transform LVDS1 1").
+session_watch() {
+  local name=$1
+  shift
+  session_job "$name" /usr/bin/python3 "$GUEST/tools/session_watch.py" "$@" || return 1
+  WATCH_OUT=$SESSION_DIR/$name.out
+}
+watch_says() {
+  local words=($1)
+  last_line_with "$WATCH_OUT" "${words[0]} ${words[1]} " && [ "$LAST_LINE" = "$1" ]
+}
 session_stop() {
   local pid
   first_line "$SESSION_DIR/$1.pid" || return 0
@@ -173,44 +220,75 @@ proxy_prop() {
     "$1" 2>&1)
 }
 proxy_has() { proxy_prop "$@" && [ "$PROP" = "b true" ]; }
+compass_present() {
+  PROP=$(as_geoclue busctl --system get-property "$PROXY" /net/hadess/SensorProxy/Compass \
+    "$PROXY.Compass" HasCompass 2>&1) && [ "$PROP" = "b true" ]
+}
 
-# sensors_start [KIND...]: the emulated sensors (default: all four: accel als prox magn), udev's
-# SYSTEMD_WANTS starting orientd, which then reports each of them. ACCEL_DEV, ALS_DEV, PROX_DEV
-# and MAGN_DEV are their IIO devices.
+# ---- the emulated sensors, shared by the client tests ---------------------------------------------
+# One accelerometer, light sensor, proximity sensor and compass (HID sensor hub drivers) for all
+# the client tests: started by the first test that needs them, kept running for the next (each
+# start is a uhid device, the drivers' probe, udev and orientd finding it: 10-70 s under TCG on a
+# busy host). Their control FIFOs, status files and pid files are in SENSORS_DIR (tmpfs, outside
+# every test's pid folder: main.sh and the tests' EXIT traps leave them running), their logs in
+# $OUT/client-sensors.
+SENSORS_DIR=$VM/work/client-sensors
+SENSORS_OUT=$OUT/client-sensors
+HID_DIR=$SENSORS_DIR
+ACCEL_CTL=$SENSORS_DIR/accel.control
+ACCEL_STATUS=$SENSORS_DIR/accel.status
+# sensor_running NAME: the shared emulator NAME (accel, hid-als, hid-prox, hid-magn) is alive.
+sensor_running() { first_line "$SENSORS_DIR/pids/$1.pid" && kill -0 "$FIRST_LINE" 2>/dev/null; }
+
+# sensors_start: the four emulated sensors, udev's SYSTEMD_WANTS starting orientd, which reports
+# each of them; each set to what every test starts from (upright, 123.4 lux, far, heading 90).
+# ACCEL_DEV, ALS_DEV, PROX_DEV and MAGN_DEV are their IIO devices.
 sensors_start() {
-  local kinds=("$@") kind
-  [ ${#kinds[@]} -gt 0 ] || kinds=(accel als prox magn)
-  for kind in "${kinds[@]}"; do
+  local kind started=0
+  mkdir -p "$SENSORS_DIR/pids" "$SENSORS_OUT"
+  if sensor_running accel; then
+    kv "$ACCEL_STATUS" commands && ACCEL_SENT=$KV_VALUE
+  else
+    PIDS=$SENSORS_DIR/pids TOUT=$SENSORS_OUT accel_start --mount-matrix "$HWDB_MATRIX" || return 1
+    started=1
+  fi
+  iio_find_accel || return 1
+  ACCEL_DEV=$IIO_DEV
+  accel orient normal || return 1
+  for kind in als prox magn; do
+    if sensor_running "hid-$kind"; then
+      kv "$SENSORS_DIR/$kind.status" commands && HID_SENT[$kind]=$KV_VALUE
+    else
+      PIDS=$SENSORS_DIR/pids TOUT=$SENSORS_OUT hid_start "$kind" || return 1
+      started=1
+    fi
+    iio_find "${HID_IIO[$kind]}" || return 1
     case $kind in
-      accel)
-        accel_start --mount-matrix "$HWDB_MATRIX" || return 1
-        accel orient normal
-        ACCEL_DEV=$IIO_DEV
-        ;;
       als)
-        hid_start als || return 1
-        hid als lux 123.4
         ALS_DEV=$IIO_DEV
+        hid als lux 123.4 || return 1
         ;;
       prox)
-        hid_start prox || return 1
-        hid prox presence 0
         PROX_DEV=$IIO_DEV
+        hid prox presence 0 || return 1
         ;;
       magn)
-        hid_start magn || return 1
-        hid magn heading 90
         MAGN_DEV=$IIO_DEV
+        hid magn heading 90 || return 1
         ;;
     esac
   done
-  udevadm settle --timeout=30 || return 1
+  IIO_DEV=$ACCEL_DEV
+  if [ $started = 1 ]; then
+    udevadm settle --timeout=30 || return 1
+  fi
   wait_for 60 "orientd on the bus ($PROXY)" bus_has_owner "$PROXY" || return 1
-  for kind in "${kinds[@]}"; do
-    case $kind in
-      accel) wait_for 30 "HasAccelerometer" proxy_has HasAccelerometer || return 1 ;;
-      als) wait_for 30 "HasAmbientLight" proxy_has HasAmbientLight || return 1 ;;
-      prox) wait_for 30 "HasProximity" proxy_has HasProximity || return 1 ;;
-    esac
-  done
+  if [ $started = 1 ]; then
+    wait_for 30 "HasAccelerometer" proxy_has HasAccelerometer || return 1
+    wait_for 30 "HasAmbientLight" proxy_has HasAmbientLight || return 1
+    wait_for 30 "HasProximity" proxy_has HasProximity || return 1
+    # Asked as geoclue: Debian 12's iio-sensor-proxy policy, while installed, lets no one else
+    # (root included) read the compass's properties.
+    wait_for 30 "HasCompass" compass_present || return 1
+  fi
 }

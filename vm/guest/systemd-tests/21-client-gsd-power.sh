@@ -23,16 +23,10 @@ USER_BUS=unix:path=/run/user/$SESSION_UID/bus
 as_session_user() {
   as_user_outside env XDG_RUNTIME_DIR="/run/user/$SESSION_UID" DBUS_SESSION_BUS_ADDRESS="$USER_BUS" "$@"
 }
-session_bus_has() {
-  as_session_user gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-    --method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep -q true
-}
-# session_manager_active: gnome-session's SessionIsActive is true.
-session_manager_says() {
-  as_session_user gdbus call --session --dest org.gnome.SessionManager \
-    --object-path /org/gnome/SessionManager --method org.freedesktop.DBus.Properties.Get \
-    org.gnome.SessionManager SessionIsActive 2>&1 | grep -q "<$1>"
-}
+# What gnome-session, mutter and gsd-power say on the session bus, from one watcher
+# (session_watch: tools/session_watch.py): their names, gnome-session's SessionIsActive.
+session_bus_has() { watch_says "owner $1 yes"; }
+session_manager_says() { watch_says "prop SessionIsActive $1"; }
 PICO_STATUS=$RUNDIR/picolcd.status
 backlight_find() {
   local d
@@ -54,7 +48,7 @@ brightness_below() { brightness && [ "$BRIGHTNESS" -lt "$1" ] && [ "$DEVICE_BRIG
 brightness_above() { brightness && [ "$BRIGHTNESS" -gt "$1" ] && [ "$DEVICE_BRIGHTNESS" = "$BRIGHTNESS" ]; }
 # light_reads: READS is the emulated light sensor's count of polled reads (orientd polls it only
 # while a client holds the light claim).
-light_reads() { kv "$RUNDIR/als.status" polled_reads && READS=$KV_VALUE; }
+light_reads() { kv "$SENSORS_DIR/als.status" polled_reads && READS=$KV_VALUE; }
 light_read_since() { light_reads && [ "$READS" -gt "$1" ]; }
 # light_quiet SECONDS: no polled read of the light sensor for SECONDS.
 light_quiet() {
@@ -70,7 +64,7 @@ require "orientd's packages are installed" packages_ready
 for exe in /usr/libexec/gsd-power /usr/libexec/gnome-session-binary /usr/bin/mutter /usr/bin/Xvfb /usr/libexec/upowerd; do
   [ -x "$exe" ] || fail "$exe is missing (vm/run.sh's package list)"
 done
-require "the emulated light sensor (123.4 lux); orientd reports it" sensors_start als
+require "the emulated sensors (the light sensor at 123.4 lux); orientd reports them" sensors_start
 require "the test user's session on tty1 is active" session_start
 
 # ---- the backlight ------------------------------------------------------------------------------
@@ -109,6 +103,9 @@ Exec=sleep 3600
 EOF
 chown -R "$SESSION_USER:" "$SESSION_HOME/.config" "$SESSION_HOME/.local"
 DESKTOP_ENV=(env DISPLAY=:1 XDG_SESSION_TYPE=x11 XDG_CURRENT_DESKTOP=orientd-vm)
+session_watch desktop --name org.gnome.SessionManager --name org.gnome.Mutter.IdleMonitor \
+  --name org.gnome.Mutter.DisplayConfig --name org.gnome.SettingsDaemon.Power \
+  --prop org.gnome.SessionManager /org/gnome/SessionManager org.gnome.SessionManager SessionIsActive
 session_job gnome-session "${DESKTOP_ENV[@]}" /usr/libexec/gnome-session-binary --builtin \
   --session=orientd-vm --autostart="$SESSION_HOME/.config/orientd-vm-autostart" \
   --disable-acceleration-check --debug
@@ -176,4 +173,5 @@ check "gsd-power claims the light sensor again: orientd reads it" \
 session_stop gsd-power
 session_stop mutter
 session_stop gnome-session
+cp "$WATCH_OUT" "$TOUT/desktop-bus.txt"
 finish

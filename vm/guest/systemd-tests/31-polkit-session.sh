@@ -32,6 +32,9 @@ claims_are() {
 
 require "systemd is PID 1" test "$(</proc/1/comm)" = systemd
 require "orientd's packages are installed" packages_ready
+# Debian 12's iio-sensor-proxy (in the guest's image) leaves a geoclue-only compass policy in /etc
+# that outlives its masking: purged, as a user replacing it does (docs/clients.md).
+require "iio-sensor-proxy purged (its /etc compass policy with it)" sensor_proxy_purged
 check "polkit knows the action net.hadess.SensorProxy.claim-sensor (the package's policy)" \
   eval 'pkaction --action-id net.hadess.SensorProxy.claim-sensor --verbose >"$TOUT/pkaction.txt" 2>&1'
 check "  with iio-sensor-proxy's defaults: active yes, inactive no, any no" \

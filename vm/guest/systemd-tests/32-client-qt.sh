@@ -19,6 +19,7 @@ qt_last() { last_line_with "$QT_LINES" "\"sensor\": \"$1\"" && [[ $LAST_LINE == 
 
 require "systemd is PID 1" test "$(</proc/1/comm)" = systemd
 require "orientd's packages are installed" packages_ready
+require "iio-sensor-proxy purged (its /etc compass policy with it: docs/clients.md)" sensor_proxy_purged
 [ -e /usr/lib/x86_64-linux-gnu/qt5/plugins/sensors/libqtsensors_iio-sensor-proxy.so ] ||
   fail "libqt5sensors5's iio-sensor-proxy plugin is missing (python3-pyqt5.qtsensors, vm/run.sh)"
 require "the emulated sensors; orientd reports them" sensors_start
