@@ -33,7 +33,8 @@
 #                       project tree (default .build/deb)
 #   ORIENTD_VM_BIN      where orientd/orientcam were built (default: swift's debug bin path)
 #   ORIENTD_VM_MEM      guest memory in MiB (default 768)     ORIENTD_VM_SMP  vCPUs (default 2)
-#   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default 540, --systemd 2400)
+#   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default: the selected tests'
+#                       limits added up, plus 180 s for the boot, 300 s with --systemd)
 #   ORIENTD_VM_QEMU     the QEMU binary (default qemu-system-x86_64)
 #   CI=true             never skip: a QEMU that cannot run is a failure, and so is a product check
 #                       that would be skipped (the test command builds the products first).
@@ -147,13 +148,18 @@ else
 fi
 mem=${ORIENTD_VM_MEM:-768}
 smp=${ORIENTD_VM_SMP:-2}
-vm_timeout=${ORIENTD_VM_TIMEOUT:-540}
-# --systemd: a full boot, and apt-get reading dpkg's database (169k files with the client tests'
-# packages) over 9p.
-# The client tests (mutter, gsd-power with gnome-session, geoclue, Qt, phosh: each a few process
-# starts that take seconds under TCG) add minutes; on a machine shared with other builds the whole
-# systemd stage took 45 minutes and more (docs/clients.md).
-[ $init = bash ] || vm_timeout=${ORIENTD_VM_TIMEOUT:-2400}
+# The whole VM's limit: the guest enforces each test's own "# timeout:" (default 90), so a guest
+# that takes every test to its limit still finishes within their sum; the rest is the boot (with
+# --systemd a full boot, and apt-get reading dpkg's database over 9p) and the power-off. This
+# catches a guest that hangs outside a test; a test that hangs is the guest's to stop.
+test_limits=0
+for t in "${selected[@]}"; do
+  l=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$tests_dir"/[0-9][0-9]-"$t".sh | head -1)
+  test_limits=$((test_limits + ${l:-90}))
+done
+boot_allowance=180
+[ $init = bash ] || boot_allowance=300
+vm_timeout=${ORIENTD_VM_TIMEOUT:-$((boot_allowance + test_limits))}
 ci=false
 case ${CI:-} in true | 1 | yes) ci=true ;; esac
 
