@@ -422,7 +422,9 @@ clk_tck=$(getconf CLK_TCK)
 qemu_cpu() {
   local pid stat
   QEMU_CPU=
-  read -r pid _ <"/proc/$qpid/task/$qpid/children" 2>/dev/null || return 0
+  # (The children file ends without a newline: read fails at its end but fills pid.)
+  read -r pid _ <"/proc/$qpid/task/$qpid/children" 2>/dev/null
+  [ -n "$pid" ] || return 0
   read -r -a stat <"/proc/$pid/stat" 2>/dev/null || return 0
   QEMU_CPU=$(((stat[13] + stat[14]) * 100 / clk_tck))
 }
