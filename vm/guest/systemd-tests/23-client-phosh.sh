@@ -1,6 +1,6 @@
 #!/bin/bash
 # client-phosh: phosh 0.24 (Debian's phosh, /usr/libexec/phosh) under phoc 0.24 on wlroots'
-# headless backend (pixman renderer, no input devices: what phosh's own tests use), in the test
+# headless backend (pixman renderer) with a uinput touchscreen through its libinput backend, in the test
 # user's active session, started unlocked (--unlocked, as a display manager's session is), with
 # the emulated sensors and a stand-in for GNOME Calls (tools/calls_standin.py: one ongoing call
 # on org.gnome.Calls). What phosh does with orientd (src/rotation-manager.c, ambient.c,
@@ -72,13 +72,31 @@ mode = 360x720
 scale = 1
 EOF
 chown "$SESSION_USER:" "$SESSION_HOME/phoc.ini"
-WAYLAND_SOCKET=wayland-phoc
-session_job phoc env WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 \
-  WAYLAND_DISPLAY="$WAYLAND_SOCKET" XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=Phosh:GNOME \
-  G_MESSAGES_DEBUG=all phoc -C "$SESSION_HOME/phoc.ini" -S "$WAYLAND_SOCKET" \
-  -E "/usr/libexec/phosh --unlocked"
-require "phoc runs phosh (its log)" wait_for 180 "phosh's start-up in the log" phosh_said "phosh-"
-check "phosh adds the headless output HEADLESS-1" wait_for 120 "HEADLESS-1 in phosh's log" \
+# phosh needs a seat: without an input device phoc advertises no wl_seat, GDK has no seat and
+# phosh crashes at start (seen: "gdk_seat_get_keyboard: assertion 'GDK_IS_SEAT (seat)' failed",
+# then a segmentation fault). So phoc gets wlroots' libinput backend beside the headless one,
+# through libseat's logind backend (it takes control of the test user's session, as on a phone),
+# and the uinput touchscreen (emu/uinput_touch.py) as its one input device.
+require "uinput and evdev load" kmod -a uinput evdev
+spawn touch /usr/bin/python3 -S "$GUEST/emu/uinput_touch.py" --status "$RUNDIR/touch.status"
+require "the uinput touchscreen appears" wait_for 20 "its event node" kv "$RUNDIR/touch.status" node
+udevadm settle --timeout=20
+session_job phoc env WLR_BACKENDS=headless,libinput LIBSEAT_BACKEND=logind WLR_RENDERER=pixman \
+  XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=Phosh:GNOME \
+  G_MESSAGES_DEBUG=all phoc -C "$SESSION_HOME/phoc.ini" -E "/usr/libexec/phosh --unlocked"
+# phoc_socket: WAYLAND_SOCKET is the display phoc serves (its "Running compositor on wayland
+# display 'NAME'" line; phosh gets it from phoc's environment).
+phoc_socket() {
+  last_line_with "$PHOSH_LOG" "Running compositor on wayland display '" || return 1
+  WAYLAND_SOCKET=${LAST_LINE#*display \'}
+  WAYLAND_SOCKET=${WAYLAND_SOCKET%\'*}
+}
+require "phoc runs (its wayland display)" wait_for 120 "phoc's display in its log" phoc_socket
+log "phoc's wayland display: $WAYLAND_SOCKET"
+check "phoc has the touchscreen: a seat for phosh (libinput backend, logind)" wait_for 60 \
+  "phoc's seat" phosh_said "seat0"
+require "phoc runs phosh (its log)" wait_for 180 "phosh's start-up in the log" phosh_said "(phosh:"
+require "phosh adds the headless output HEADLESS-1" wait_for 180 "HEADLESS-1 in phosh's log" \
   phosh_said "Monitor 'HEADLESS-1' added"
 check "phosh finds orientd's accelerometer, light and proximity sensors" wait_for 120 \
   "'Found a ...' for each" eval 'phosh_said "Found a accelerometer" && phosh_said "Found a ambient sensor" && phosh_said "Found a proximity sensor"'
