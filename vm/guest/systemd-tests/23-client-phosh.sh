@@ -29,7 +29,9 @@ USER_BUS=unix:path=/run/user/$SESSION_UID/bus
 as_session_user() {
   as_user_outside env XDG_RUNTIME_DIR="/run/user/$SESSION_UID" DBUS_SESSION_BUS_ADDRESS="$USER_BUS" "$@"
 }
-phosh_said() { has_line "$PHOSH_LOG" "*$1*"; }
+# phosh_said TEXT: a line of phoc's and phosh's log contains TEXT, literally (a glob would read
+# "*(HEADLESS-1)*" as bash's extended pattern, which [[ == ]] always applies).
+phosh_said() { last_line_with "$PHOSH_LOG" "$1"; }
 # reads KIND: READS is the emulated KIND sensor's polled reads (orientd polls light and
 # proximity only while a client holds their claim); read_since KIND N: more than N now;
 # quiet KIND SECONDS: none for SECONDS.
@@ -95,9 +97,9 @@ require "phoc runs (its wayland display)" wait_for 120 "phoc's display in its lo
 log "phoc's wayland display: $WAYLAND_SOCKET"
 check "phoc has the touchscreen: a seat for phosh (libinput backend, logind)" wait_for 60 \
   "phoc's seat" phosh_said "seat0"
-require "phoc runs phosh (its log)" wait_for 180 "phosh's start-up in the log" phosh_said "(phosh:"
+require "phoc runs phosh (its log)" wait_for 180 "phosh's start-up in the log" phosh_said "phosh-shell-DEBUG"
 require "phosh adds the headless output HEADLESS-1" wait_for 180 "HEADLESS-1 in phosh's log" \
-  phosh_said "Monitor 'HEADLESS-1' added"
+  phosh_said "(HEADLESS-1) added"
 check "phosh finds orientd's accelerometer, light and proximity sensors" wait_for 120 \
   "'Found a ...' for each" eval 'phosh_said "Found a accelerometer" && phosh_said "Found a ambient sensor" && phosh_said "Found a proximity sensor"'
 
