@@ -187,6 +187,10 @@ apt_lists_present() { compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; }
 
 # rotate-x11: a real Xorg (modesetting on the virtio-gpu card) with the libinput input driver.
 guest_pkgs+=(xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils xinput)
+# The systemd stage's client tests (guest/systemd-tests/2x-, 3x-; docs/clients.md): the real
+# programs that use net.hadess.SensorProxy, polkit's daemon, what they need to run headless, chvt.
+guest_pkgs+=(polkitd python3-gi mutter gnome-settings-daemon gnome-session-bin upower
+  xserver-xorg-video-dummy geoclue-2.0 geoclue-2-demo python3-pyqt5.qtsensors phosh phoc kbd)
 
 mapfile -t missing < <(missing_pkgs "${host_pkgs[@]}" "${guest_pkgs[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
@@ -426,11 +430,43 @@ boot_started=$(date +%s.%N)
 : >"$out/console.log"
 "${qemu[@]}" -serial stdio </dev/null >>"$out/console.log" 2>&1 &
 qpid=$!
+# QEMU's own CPU time (user + system, from /proc; qpid is timeout's, QEMU is its child): under
+# TCG nearly all of the guest's work is QEMU's CPU time, so it says what a test costs whatever
+# else the host runs, where wall time on a shared host does not (a quiet machine's wall time is
+# about this CPU time divided by the vCPUs the guest keeps busy: mostly one).
+clk_tck=$(getconf CLK_TCK)
+qemu_cpu() {
+  local pid stat
+  QEMU_CPU=
+  # (The children file ends without a newline: read fails at its end but fills pid.)
+  read -r pid _ <"/proc/$qpid/task/$qpid/children" 2>/dev/null
+  [ -n "$pid" ] || return 0
+  read -r -a stat <"/proc/$pid/stat" 2>/dev/null || return 0
+  QEMU_CPU=$(((stat[13] + stat[14]) * 100 / clk_tck))
+}
+cpu_log=$out/qemu-cpu.txt
+printf '%-24s %9s %9s\n' "# script" cpu_s wall_s >"$cpu_log"
+# cpu_mark NAME: the interval since the last mark was NAME's (cpu in centiseconds).
+cpu_mark_name=boot cpu_mark_cs=0 cpu_mark_wall=$boot_started
+cpu_mark() {
+  qemu_cpu
+  [ -n "$QEMU_CPU" ] || return 0
+  printf '%-24s %6d.%02d %9s\n' "$cpu_mark_name" $(((QEMU_CPU - cpu_mark_cs) / 100)) \
+    $(((QEMU_CPU - cpu_mark_cs) % 100)) "$(elapsed "$cpu_mark_wall")" >>"$cpu_log"
+  cpu_mark_name=$1 cpu_mark_cs=$QEMU_CPU cpu_mark_wall=$(date +%s.%N)
+}
 # Show the guest's per-test lines as they come (the console also has kernel and init messages).
-# SeaBIOS leaves terminal escapes and an unfinished line before the guest's first line.
+# SeaBIOS leaves terminal escapes and an unfinished line before the guest's first line. The
+# guest's "VM START name" lines (main.sh) only mark where a test script begins, for the CPU log.
 tail -n +1 --pid="$qpid" -f "$out/console.log" 2>/dev/null |
-  sed -u -e 's/\r//g' -e 's/^.*\(VM TEST\|VM BENCH\)/\1/' |
-  grep --line-buffered -E '^(VM TEST|VM BENCH|  \| |vm-init: (error|warning))' || true
+  sed -u -e 's/\r//g' -e 's/^.*\(VM TEST\|VM BENCH\|VM START\)/\1/' |
+  grep --line-buffered -E '^(VM TEST|VM BENCH|VM START|  \| |vm-init: (error|warning))' |
+  while IFS= read -r line; do
+    case $line in
+      "VM START "*) cpu_mark "${line#VM START }" ;;
+      *) printf '%s\n' "$line" ;;
+    esac
+  done || true
 qrc=0
 wait "$qpid" || qrc=$?
 
@@ -467,6 +503,8 @@ elif [ "$(cat "$out/exit-code")" != 0 ]; then
 fi
 counts=$(awk '{ n[$2]++ } END { printf "%d passed, %d failed, %d skipped", n["PASS"], n["FAIL"], n["SKIP"] }' \
   "$results" 2>/dev/null || echo "no results")
-say "kernel $kv ($kpkg $kver); $counts; boot+tests $(elapsed "$boot_started")s, stage $(elapsed "$started")s"
+cpu=$(awk '!/^#/ { s += $2 } END { if (NR > 1) printf ", QEMU CPU %.0fs", s }' "$cpu_log")
+say "kernel $kv ($kpkg $kver); $counts; boot+tests $(elapsed "$boot_started")s$cpu, stage $(elapsed "$started")s"
+say "QEMU CPU and wall time per test script: $cpu_log"
 say "logs and artefacts: $out"
 exit "$failed"

@@ -434,9 +434,11 @@ accel_idle() {
 }
 # ---- the other emulated HID sensors (emu/hid_accel.py --kind) ------------------------------------
 # Each kind is its own uhid device and emulator process; KIND's control FIFO and status file are
-# $RUNDIR/KIND.control and KIND.status, its event log $TOUT/KIND-events.log.
+# $HID_DIR/KIND.control and KIND.status (HID_DIR: this test's RUNDIR unless a test shares its
+# emulators with others), its event log $TOUT/KIND-events.log.
 # The hinge's driver is built out of tree: a test using it has "# kmods: hid-sensor-custom-intel-hinge".
 # The motion sensors (issue 26): hid-sensor-gyro-3d and hid-sensor-rotation.
+HID_DIR=$RUNDIR
 declare -A HID_DRIVER=([accel]=hid-sensor-accel-3d [als]=hid-sensor-als [prox]=hid-sensor-prox
   [magn]=hid-sensor-magn-3d [hinge]=hid-sensor-custom-intel-hinge [gyro]=hid-sensor-gyro-3d
   [rotation]=hid-sensor-rotation)
@@ -477,10 +479,10 @@ hid_start() {
   local kind=$1
   shift
   kmod -a uhid hid-sensor-hub "${HID_DRIVER[$kind]}" || return 1
-  rm -f "$RUNDIR/$kind.control" "$RUNDIR/$kind.status"
-  mkfifo "$RUNDIR/$kind.control"
+  rm -f "$HID_DIR/$kind.control" "$HID_DIR/$kind.status"
+  mkfifo "$HID_DIR/$kind.control"
   spawn "hid-$kind" "${PY[@]}" "$GUEST/emu/hid_accel.py" --kind "$kind" \
-    --control "$RUNDIR/$kind.control" --status "$RUNDIR/$kind.status" --log "$TOUT/$kind-events.log" "$@"
+    --control "$HID_DIR/$kind.control" --status "$HID_DIR/$kind.status" --log "$TOUT/$kind-events.log" "$@"
   HID_SENT[$kind]=0
   if [ "$kind" = hinge ]; then hid_custom_late || return 1; fi
   wait_for 30 "the ${HID_IIO[$kind]} IIO device" iio_find "${HID_IIO[$kind]}"
@@ -499,12 +501,12 @@ hub_start() {
   done
   [ "${1:-}" = -- ] && shift
   kmod -a "${modules[@]}" || return 1
-  rm -f "$RUNDIR/$name.control" "$RUNDIR/$name.status"
-  mkfifo "$RUNDIR/$name.control"
-  spawn "hid-$name" "${PY[@]}" "$GUEST/emu/hid_accel.py" --control "$RUNDIR/$name.control" \
-    --status "$RUNDIR/$name.status" --log "$TOUT/$name-events.log" "$@"
+  rm -f "$HID_DIR/$name.control" "$HID_DIR/$name.status"
+  mkfifo "$HID_DIR/$name.control"
+  spawn "hid-$name" "${PY[@]}" "$GUEST/emu/hid_accel.py" --control "$HID_DIR/$name.control" \
+    --status "$HID_DIR/$name.status" --log "$TOUT/$name-events.log" "$@"
   HID_SENT[$name]=0
-  wait_for 20 "the $name emulator's status" test -s "$RUNDIR/$name.status" || return 1
+  wait_for 20 "the $name emulator's status" test -s "$HID_DIR/$name.status" || return 1
   if $custom; then hid_custom_late; fi
 }
 # fold_hubs DEGREES NAME...: the same fold (emu/hid_accel.py's "fold") to each named emulator, for a
@@ -519,12 +521,12 @@ hid() {
   local kind=$1
   shift
   HID_SENT[$kind]=$((HID_SENT[$kind] + 1))
-  echo "$*" >"$RUNDIR/$kind.control"
+  echo "$*" >"$HID_DIR/$kind.control"
   wait_for 10 "the $kind emulator to handle '$*'" hid_at_least "$kind" commands "${HID_SENT[$kind]}"
 }
 # hid_get KIND KEY: print a value from KIND's status; hid_at_least KIND KEY N: it is N or more.
-hid_get() { kv "$RUNDIR/$1.status" "$2" && echo "$KV_VALUE"; }
-hid_at_least() { kv "$RUNDIR/$1.status" "$2" && [ "$KV_VALUE" -ge "$3" ]; }
+hid_get() { kv "$HID_DIR/$1.status" "$2" && echo "$KV_VALUE"; }
+hid_at_least() { kv "$HID_DIR/$1.status" "$2" && [ "$KV_VALUE" -ge "$3" ]; }
 # iio_find NAME: the IIO device whose name is NAME, in IIO_DEV (sysfs path) and IIO_NAME.
 iio_find() {
   local d

@@ -17,7 +17,9 @@ log "guest up: kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int
 echo # the console's current line is the firmware's; results start on a line of their own
 status=0
 for name in $VM_TESTS; do
-  file=$(echo "$GUEST"/"${VM_TESTS_DIR:-tests}"/[0-9][0-9]-"$name".sh)
+  # (Builtins only between two tests: every fork costs a fraction of a second under TCG.)
+  files=("$GUEST"/"${VM_TESTS_DIR:-tests}"/[0-9][0-9]-"$name".sh)
+  file=${files[0]}
   dir=$OUT/$name
   mkdir -p "$dir"
   # The header's "# timeout: SECONDS" and "# parts: A B C" lines (read without forking).
@@ -31,22 +33,26 @@ for name in $VM_TESTS; do
   done <"$file"
   limit=${limit// /}
   limit=${limit:-90}
+  # For the host's CPU log (vm/run.sh): where each test script begins.
+  echo "VM START $name"
   now_cs
   t0=$NOW_CS
   log "start $name (limit ${limit}s)" >>"$OUT/runner/log.txt"
   VM_TEST=$name VM_TEST_OUT=$dir timeout -k 5 "$limit" bash "$file" >"$dir/log.txt" 2>&1 </dev/null
   rc=$?
   now_cs
-  secs=$(printf '%d.%d' $(((NOW_CS - t0) / 100)) $((((NOW_CS - t0) % 100) / 10)))
+  printf -v secs '%d.%d' $(((NOW_CS - t0) / 100)) $((((NOW_CS - t0) % 100) / 10))
   note=
   case $rc in
     0)
       result=PASS
-      note=$(head -1 "$dir/note" 2>/dev/null)
+      first_line "$dir/note"
+      note=$FIRST_LINE
       ;;
     77)
       result=SKIP
-      note=$(head -1 "$dir/skip-reason" 2>/dev/null)
+      first_line "$dir/skip-reason"
+      note=$FIRST_LINE
       ;;
     124 | 137)
       result=FAIL
@@ -59,7 +65,7 @@ for name in $VM_TESTS; do
   esac
   # Whatever the test left running (it should have stopped it) does not leak into the next one.
   for f in "$VM/work/$name"/pids/*.pid; do
-    [ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
+    first_line "$f" && kill -KILL "$FIRST_LINE" 2>/dev/null
   done
   log "end $name: exit $rc" >>"$OUT/runner/log.txt"
   # A script with "# parts: A B C" reports each part as its own test (see part in lib.sh).
@@ -67,10 +73,17 @@ for name in $VM_TESTS; do
   if [ -z "$parts" ]; then
     lines+=("$name $result $secs $note")
   else
+    # Each part's first line in the test's parts file.
+    declare -A part_line=()
+    if [ -r "$dir/parts" ]; then
+      while IFS= read -r entry; do
+        [ -n "${part_line[${entry%% *}]+set}" ] || part_line[${entry%% *}]=$entry
+      done <"$dir/parts"
+    fi
     reached=1
     for part in $parts; do
-      if grep -q "^$part " "$dir/parts" 2>/dev/null; then
-        lines+=("$(grep -m1 "^$part " "$dir/parts")")
+      if [ -n "${part_line[$part]+set}" ]; then
+        lines+=("${part_line[$part]}")
       elif [ "$result" = SKIP ]; then
         lines+=("$part SKIP 0.0 $note")
       elif [ $reached = 1 ] && [ "$result" = FAIL ]; then
@@ -91,11 +104,14 @@ for name in $VM_TESTS; do
     [ "$part_result" = FAIL ] && failed_here=1
   done
   # Benchmarks print their figures as "BENCH ..." lines; they go to the console too.
-  grep '^BENCH ' "$dir/log.txt" | sed 's/^/VM /'
+  while IFS= read -r entry; do
+    [[ $entry == "BENCH "* ]] && echo "VM $entry"
+  done <"$dir/log.txt"
   if [ $failed_here = 1 ]; then
     status=1
     tail -n 25 "$dir/log.txt" | sed 's/^/  | /'
   fi
 done
+echo "VM START shutdown"
 sync
 exit $status

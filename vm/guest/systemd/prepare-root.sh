@@ -13,6 +13,9 @@ rm -f /.dockerenv /run/.containerenv
 rm -f /usr/sbin/policy-rc.d
 # The test target and its runner.
 cp "$here/orientd-vm.target" "$here/orientd-vm-tests.service" /etc/systemd/system/
+# The client tests' login session (session.sh): getty@tty1 logs the test user in by itself once
+# a test starts it (nothing else does: orientd-vm.target has no getty.target).
+cp -r "$here/getty@tty1.service.d" /etc/systemd/system/
 
 # Units of the host's installation that a test guest has no use for, or that would rewrite what
 # the tests rely on: the compiled test hwdb (systemd-hwdb-update), timers firing at boot (apt,
