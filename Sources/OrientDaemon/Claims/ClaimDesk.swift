@@ -63,11 +63,16 @@ final class ClaimDesk {
   }
 
   /// `Release*` of `target`.
+  /// Needs no authorization (giving up a claim grants nothing), but waits behind the client's
+  /// earlier calls that are still with the authority.
   func release(_ call: any ClaimCall, _ target: ClaimTarget) {
-    authorize(call, target) { [weak self] in
+    let proceed = { [weak self] in
       self?.drop(call.sender, target)
       call.answer()
     }
+    guard !closed else { return call.fail(.failed, "orientd is shutting down") }
+    guard let action = target.polkitAction, let gate else { return proceed() }
+    gate.inOrder(call, action: action, then: proceed)
   }
 
   /// A claimer left the bus: it loses all its claims.

@@ -81,10 +81,14 @@ final class PolkitAuthority: Authority {
   }
 }
 
-/// Puts the `Claim*` and `Release*` calls of every target with a polkit action behind the
-/// authority, as iio-sensor-proxy 3.4+ does: each of iio-sensor-proxy's (accelerometer, light,
-/// proximity, compass) is checked against `net.hadess.SensorProxy.claim-sensor`, and a refusal
-/// is `AccessDenied` with its text ("Not Authorized: Sensor claim not allowed"). With no
+/// Puts the `Claim*` calls of every target with a polkit action behind the authority, as
+/// iio-sensor-proxy 3.4+ does: each of iio-sensor-proxy's (accelerometer, light, proximity,
+/// compass) is checked against `net.hadess.SensorProxy.claim-sensor`, and a refusal is
+/// `AccessDenied` with its text ("Not Authorized: Sensor claim not allowed"). A `Release*`
+/// needs no check (iio-sensor-proxy 3.9 checks it too): giving up a claim grants nothing, and a
+/// refused release kept the sensor running for a client that asked to stop (gsd-power releases
+/// the light sensor when its session becomes inactive, where polkit's `allow_active` says no).
+/// It still waits behind its client's earlier calls, so that order holds. With no
 /// polkit daemon on the bus the calls go through (iio-sensor-proxy then refuses them all;
 /// orientd keeps 3.0's behaviour, where the bus policy is the only gate, so that a system
 /// without polkit keeps its sensors).
@@ -99,10 +103,16 @@ final class ClaimGate {
     let action: String
     let proceed: () -> Void
     var verdict: AuthorityVerdict?
+    /// Whether the authority was asked (a claim) or the call only keeps its place (a release).
+    let checked: Bool
 
-    init(_ invocation: any ClaimCall, _ action: String, _ proceed: @escaping () -> Void) {
+    init(
+      _ invocation: any ClaimCall, _ action: String, checked: Bool = true,
+      _ proceed: @escaping () -> Void
+    ) {
       self.invocation = invocation
       self.action = action
+      self.checked = checked
       self.proceed = proceed
     }
   }
@@ -136,6 +146,15 @@ final class ClaimGate {
     }
   }
 
+  /// Runs `proceed` for a call that needs no authorization (a release) once `invocation`'s
+  /// sender has no earlier call still waiting for the authority.
+  func inOrder(_ invocation: any ClaimCall, action: String, then proceed: @escaping () -> Void) {
+    let pending = Pending(invocation, action, checked: false, proceed)
+    pending.verdict = .allowed
+    queues[invocation.sender, default: []].append(pending)
+    drain(invocation.sender)
+  }
+
   /// Answers every call still waiting for polkit with `Failed` (shutdown).
   func cancelAll() {
     let waiting = queues.values.joined()
@@ -151,7 +170,7 @@ final class ClaimGate {
       let call = "\(first.invocation.member) from \(first.invocation.sender)"
       switch verdict {
       case .allowed:
-        logger.debug("polkit allowed \(call)")
+        if first.checked { logger.debug("polkit allowed \(call)") }
         first.proceed()
       case .denied(let reason):
         if let reason {
