@@ -16,6 +16,10 @@ public struct Keyframe: Sendable, Equatable {
     case minimumJerk
     /// Constant angular speed (the slow sweep).
     case linear
+    /// Constant angular speed reached and left through short, equal ramps of constant
+    /// acceleration, each `ramp` of the duration (0 < ramp <= 0.5): a hand turning the device
+    /// at an even pace.
+    case trapezoid(ramp: Double)
   }
 
   /// When the pose is reached, in seconds.
@@ -195,6 +199,7 @@ public struct MotionScript: Sendable {
     switch b.easing {
     case .linear: s = tau
     case .minimumJerk: s = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau)
+    case .trapezoid(let ramp): s = trapezoidProgress(tau, ramp: ramp)
     }
     return (a.angle + (b.angle - a.angle) * s, a.tilt + (b.tilt - a.tilt) * s)
   }
@@ -261,6 +266,16 @@ public struct MotionScript: Sendable {
     }
     return low
   }
+}
+
+/// Progress (0...1) at `tau` (0...1) of a move at constant speed with constant-acceleration
+/// ramps of `ramp` of the duration at each end.
+func trapezoidProgress(_ tau: Double, ramp: Double) -> Double {
+  let r = min(max(ramp, 1e-3), 0.5)
+  let v = 1 / (1 - r)
+  if tau < r { return v * tau * tau / (2 * r) }
+  if tau > 1 - r { return 1 - v * (1 - tau) * (1 - tau) / (2 * r) }
+  return v * (tau - r / 2)
 }
 
 /// A world-frame vector in the display frame for a pose: Rz(angle) Rx(tilt) w.
