@@ -114,6 +114,15 @@ func recordingsSection(_ options: BenchOptions) -> (lines: [TargetResult], json:
     for score in result.scores { line += "  " + cells(score) }
     print(line)
   }
+  if options.details {
+    for result in results {
+      for (d, name) in Benchmark.detectors.enumerated() {
+        for label in result.scores[d].flickerLabels {
+          print("  \(result.rate) \(name): flicker: \(label)")
+        }
+      }
+    }
+  }
   var lines: [TargetResult] = []
   var pooledJSON: [JSONValue] = []
   let groups: [(String, (RecordingResult) -> Bool)] =

@@ -145,6 +145,11 @@ public struct OrientationDetector: Sendable {
   private var flat = false
   private var lastMotionTime = -Double.infinity
   private var lastImpactTime = -Double.infinity
+  /// The last sample at which the display swung towards flat (being put down or away).
+  private var lastSwingTime = -Double.infinity
+  /// Whether a deliberate turn away from the current orientation brought the angle past the
+  /// band for the current candidate: it stays decisive if the hand pauses there.
+  private var turnLatched = false
   /// The orientation gathering evidence to replace `orientation` (`undefined` when none).
   public private(set) var candidate: Orientation = .undefined
   /// The evidence for `candidate`, from 0 to 1 (committed at 1).
@@ -159,6 +164,13 @@ public struct OrientationDetector: Sendable {
   /// The squared magnitude through the same low-pass filter (not the filtered vector's: a
   /// turn shortens that, a turn is not motion).
   private var filteredM2 = 0.0
+  /// The squared magnitude through the slower reference filter: a gait or a shake averages
+  /// out of it, a sustained push does not.
+  private var referenceM2 = 0.0
+  /// Whether the filter has forgotten the previous sample: it came more than
+  /// `freshGapFactor` time constants (and hold times of a decisive change) ago.
+  private var fresh = false
+  private let freshGap: Double
 
   /// Creates a detector in the `undefined` state.
   ///
@@ -185,7 +197,13 @@ public struct OrientationDetector: Sendable {
     settleTimeFast = p.settleTimeFast
     steadyRadiansPerSecond = p.steadyRate * degrees
     sinSettled2 = square(sin(p.settledAngle * degrees))
+    freshGap =
+      OrientationDetector.freshGapFactor * max(p.filterTimeConstant, p.settleTimeFast, 0.001)
   }
+
+  /// After this many filter time constants (e^-4: 2% of the past left) a sample is judged on
+  /// its own, like the first one after a gap.
+  static let freshGapFactor = 4.0
 
   /// Forgets everything but the parameters, the counters and the gravity estimate (a property
   /// of the sensor, not of the motion): back to `undefined`.
@@ -276,6 +294,7 @@ public struct OrientationDetector: Sendable {
       gravity = Vector3(x, y, z)
       reference = gravity
       filteredM2 = m2
+      referenceM2 = m2
       filterLive = true
       hasReading = true
       decideNow = true
@@ -284,6 +303,7 @@ public struct OrientationDetector: Sendable {
       filterResets += 1
       dt = 0
     } else if dt > 0 {
+      fresh = dt >= freshGap
       if dt != cachedDt {
         // Regular sampling repeats dt exactly, so the exponentials are computed rarely.
         cachedDt = dt
@@ -317,6 +337,7 @@ public struct OrientationDetector: Sendable {
       reference.x += (x - reference.x) * beta
       reference.y += (y - reference.y) * beta
       reference.z += (z - reference.z) * beta
+      referenceM2 += (m2 - referenceM2) * beta
     }
     gravityTime = t
     previousRaw = Vector3(x, y, z)
@@ -349,8 +370,10 @@ public struct OrientationDetector: Sendable {
     let tiltChanged = newTilt != tilt
     tilt = newTilt
 
+    let clean = m2 >= motionLow2 && m2 <= motionHigh2
     let orientationChanged =
-      flat ? holdWhileFlat() : decide(f: f, dt: dt, time: t, steady: steady)
+      flat ? holdWhileFlat() : decide(f: f, dt: dt, time: t, steady: steady, clean: clean)
+    fresh = false
     guard orientationChanged || tiltChanged else { return nil }
     return DetectorUpdate(
       time: t, orientation: orientation, tilt: tilt, orientationChanged: orientationChanged,
@@ -364,7 +387,9 @@ public struct OrientationDetector: Sendable {
   }
 
   /// Steps 4-6 for a non-flat filtered vector; returns whether the orientation changed.
-  private mutating func decide(f: Vector3, dt: Double, time t: Double, steady: Bool) -> Bool {
+  private mutating func decide(
+    f: Vector3, dt: Double, time t: Double, steady: Bool, clean: Bool
+  ) -> Bool {
     // In-plane components with theta = atan2(u, v): normal is +v, left-up +u.
     let u = f.x
     let v = -f.y
@@ -403,17 +428,39 @@ public struct OrientationDetector: Sendable {
     if nearest != candidate {
       candidate = nearest
       evidence = 0
+      turnLatched = false
     }
     let hold = parameters.motionHold
-    guard t - lastImpactTime >= hold else { return false }
+    // Being put down or away (Android's "swinging"): the tilt heads for flat. No evidence
+    // until it has stopped for motionHold.
+    if swinging(f: f) { lastSwingTime = t }
+    guard t - lastSwingTime >= hold else { return false }
+    let motion = turnMotion(u: u, v: v)
+    // Heading back towards the current orientation (a put-down's drift undone while picking
+    // the device up, an overshoot): what the angle passes on the way is not a destination.
+    if motion == .back {
+      evidence = 0
+      turnLatched = false
+      return false
+    }
+    if motion == .away { turnLatched = true }
     let moving = t - lastMotionTime < hold
+    let impact = t - lastImpactTime < hold
+    // A sample the filter has forgotten the past for (the sampler slowed down while the
+    // device was still): judged alone, as after a gap, when it is clean and decisive.
+    if fresh && clean && !moving && depth(minor: minor, major: major) >= 1 {
+      return commit(nearest)
+    }
     var wait = parameters.settleTimeSlow
-    if moving {
-      // Walking or braking: footsteps tilt single readings, so steadiness says little; only
-      // decisive evidence counts, and it must hold for motionSettleTime.
-      guard turning(u: u, v: v) || depth(minor: minor, major: major) >= 1 else { return false }
+    if impact || moving {
+      // Walking, running, braking: footsteps tilt single readings, so steadiness says little.
+      // Decisive evidence counts: a deliberate turn (not through impacts), or the slower
+      // reference filter, which averages a gait out, deep in the candidate's sector with its
+      // magnitude clear of an impact; it must hold for motionSettleTime.
+      let deliberate = !impact && turnLatched
+      guard deliberate || referenceDecisive(for: nearest) else { return false }
       wait = max(settleTimeFast, parameters.motionSettleTime)
-    } else if steady && turning(u: u, v: v) {
+    } else if steady && turnLatched {
       wait = settleTimeFast
     } else if steady {
       // x: 0 at the band's edge, 1 at decisiveAngle. The wait falls as 1 - x^2: it stays
@@ -434,20 +481,73 @@ public struct OrientationDetector: Sendable {
     return min(1, (degrees - bandEdge) * settleScale)
   }
 
-  /// Whether the filtered in-plane angle leads the reference filter's by at least `turnAngle`,
-  /// away from the current orientation: a deliberate turn in progress or just finished.
-  private func turning(u: Double, v: Double) -> Bool {
-    guard let centre = orientation.clockwiseRotation else { return false }
+  /// How the in-plane angle is moving, by the lead of the filtered angle over the reference
+  /// filter's.
+  private enum TurnMotion {
+    /// Less than `turnAngle` of lead: no deliberate turn.
+    case none
+    /// At least `turnAngle`, away from the current orientation (towards the candidate): a
+    /// deliberate turn in progress or just finished.
+    case away
+    /// At least `turnAngle`, back towards the current orientation, away from the candidate.
+    case back
+  }
+
+  private func turnMotion(u: Double, v: Double) -> TurnMotion {
+    guard let centre = orientation.clockwiseRotation,
+      let target = candidate.clockwiseRotation
+    else { return .none }
     let theta = atan2(u, v)
     let lead = wrapRadians(theta - atan2(reference.x, -reference.y))
-    guard abs(lead) >= turnRadians else { return false }
-    let away = wrapRadians(theta - Double(centre) * Double.pi / 180)
-    return (lead > 0) == (away > 0)
+    guard abs(lead) >= turnRadians else { return .none }
+    let radians = Double.pi / 180
+    let away = wrapRadians(theta - Double(centre) * radians)
+    if (lead > 0) == (away > 0) {
+      // Past the candidate's centre of a 180 degree turn the angle may seem to head back;
+      // it is still moving on, away from where it started.
+      return .away
+    }
+    // Back towards the current orientation: away from the candidate's centre, on the side of
+    // the current orientation.
+    let fromTarget = wrapRadians(theta - Double(target) * radians)
+    return (lead > 0) == (fromTarget > 0) ? .back : .away
+  }
+
+  /// Whether the display is swinging towards flat: its tilt from vertical leads the
+  /// reference filter's by at least `turnAngle` (the same "deliberate within about
+  /// turn-time-constant" measure as a turn).
+  private func swinging(f: Vector3) -> Bool {
+    let r = reference
+    let f2 = f.x * f.x + f.y * f.y + f.z * f.z
+    let r2 = r.x * r.x + r.y * r.y + r.z * r.z
+    guard f2 > 0, r2 > 0 else { return false }
+    let tilt = asin(min(1, abs(f.z) / f2.squareRoot()))
+    let referenceTilt = asin(min(1, abs(r.z) / r2.squareRoot()))
+    return tilt - referenceTilt >= turnRadians
+  }
+
+  /// Whether the reference filter (which averages a gait or a shake out) is `decisiveAngle`
+  /// deep in `target`'s sector, and its magnitude clear of an impact.
+  private func referenceDecisive(for target: Orientation) -> Bool {
+    guard referenceM2 >= impactLow2, referenceM2 <= impactHigh2 else { return false }
+    let u = reference.x
+    let v = -reference.y
+    let au = abs(u)
+    let av = abs(v)
+    let nearest: Orientation
+    if av >= au {
+      nearest = v >= 0 ? .normal : .bottomUp
+    } else {
+      nearest = u > 0 ? .leftUp : .rightUp
+    }
+    guard nearest == target else { return false }
+    return depth(minor: min(au, av), major: max(au, av)) >= 1
   }
 
   private mutating func commit(_ new: Orientation) -> Bool {
     candidate = .undefined
     evidence = 0
+    turnLatched = false
     decideNow = false
     guard new != orientation else { return false }
     orientation = new

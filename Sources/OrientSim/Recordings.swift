@@ -234,6 +234,8 @@ public struct RecordingScore: Sendable, Equatable {
   public var missed = 0
   /// Changes undone within `flickerTime` (A -> B -> A).
   public var flicker = 0
+  /// When they were undone, with the recording's name (`--details`).
+  public var flickerLabels: [String] = []
   /// Hold time scored (each hold from `holdGrace` after its start), seconds.
   public var holdTime = 0.0
   /// Of it, the time it showed another orientation, seconds.
@@ -257,6 +259,7 @@ public struct RecordingScore: Sendable, Equatable {
     turns += other.turns
     missed += other.missed
     flicker += other.flicker
+    flickerLabels += other.flickerLabels
     holdTime += other.holdTime
     wrongTime += other.wrongTime
     changes += other.changes
@@ -267,7 +270,7 @@ public struct RecordingScore: Sendable, Equatable {
   public var wrongShare: Double { holdTime > 0 ? wrongTime / holdTime : 0 }
 
   /// Scores commits against the oracle.
-  public init(commits: [Commit], oracle: RecordingOracle, duration: Double) {
+  public init(commits: [Commit], oracle: RecordingOracle, duration: Double, name: String = "") {
     self.duration = duration
     changes = commits.count
     func state(at t: Double) -> Orientation {
@@ -286,6 +289,9 @@ public struct RecordingScore: Sendable, Equatable {
         commits[k].time - commits[k - 1].time <= RecordingScore.flickerTime
       {
         flicker += 1
+        flickerLabels.append(
+          "\(name) \(commits[k - 1].orientation) at \(commits[k - 1].time) s, back at "
+            + "\(commits[k].time) s")
       }
     }
     let firstCommit = commits.first?.time ?? .infinity
@@ -334,11 +340,11 @@ public func scoreRecording(
   return (
     oracle,
     [
-      RecordingScore(commits: commits(of: &ours, over: read), oracle: oracle, duration: duration),
+      RecordingScore(commits: commits(of: &ours, over: read), oracle: oracle, duration: duration, name: recording.name),
       RecordingScore(
-        commits: commits(of: &android, over: samples), oracle: oracle, duration: duration),
+        commits: commits(of: &android, over: samples), oracle: oracle, duration: duration, name: recording.name),
       RecordingScore(
-        commits: commits(of: &proxy, over: samples), oracle: oracle, duration: duration),
+        commits: commits(of: &proxy, over: samples), oracle: oracle, duration: duration, name: recording.name),
     ]
   )
 }

@@ -71,7 +71,7 @@ public struct Variety: Sendable {
   /// The held-out split: overshoot, two-stage and hesitating moves, everything drawn wide.
   public static let heldOut = Variety(
     shapes: [.overshoot, .twoStage, .pause], duration: 0.65...1.5, gait: 1.4...2.5,
-    steps: 0.6...1.5, wobble: 0.5...2, leverArm: 0.01...0.08, noise: 0.7...2.5)
+    steps: 0.6...1.5, wobble: 0.5...1.5, leverArm: 0.01...0.06, noise: 0.7...2.5)
 }
 
 extension Scenario.Builder {
@@ -97,7 +97,8 @@ extension Scenario.Builder {
         easing: .trapezoid(ramp: random.uniform(0.08, 0.2)))
     case .overshoot:
       let (a, b) = at(1 + random.uniform(0.08, 0.2))
-      move(angle: a, tilt: b, duration: duration * 0.85)
+      // A table stops a put-down: the tilt never goes past flat.
+      move(angle: a, tilt: min(90, max(-90, b)), duration: duration * 0.85)
       move(angle: angle, tilt: tilt, duration: random.uniform(0.15, 0.4))
     case .twoStage, .pause:
       let split = shape == .pause ? random.uniform(0.3, 0.7) : random.uniform(0.35, 0.65)
