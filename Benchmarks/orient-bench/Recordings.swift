@@ -95,7 +95,8 @@ func recordingsSection(_ options: BenchOptions) -> (lines: [TargetResult], json:
   var sub = pad("", 34, right: false)
   for name in Benchmark.detectors {
     header += "  " + pad(name, 38, right: false)
-    sub += "  " + pad("p50/p95ms", 10) + pad("miss", 8) + pad("flick", 6) + pad("wrong%", 7)
+    sub +=
+      "  " + pad("p50/p95ms", 10) + pad("miss", 8) + pad("flick", 6) + pad("wrong%", 7)
       + pad("chg/h", 7)
   }
   print(header)

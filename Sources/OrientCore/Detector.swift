@@ -88,9 +88,17 @@ public struct RejectionCounts: Sendable, Equatable {
 ///    within `motionHold` of an impact (the magnitude off g by more than `impactThreshold`:
 ///    shaking, a hard jolt), and grows only from decisive evidence (the turn rule, or
 ///    `decisiveAngle` deep), held for at least `motionSettleTime`, within `motionHold` of
-///    motion (off by more than `motionThreshold`: footsteps, braking).
+///    motion (off by more than `motionThreshold`: footsteps, braking); through either, the
+///    slower reference filter (which averages a gait out) deep in the candidate's sector
+///    counts too, held for `settleTimeSlow` through impacts. No evidence while the display
+///    swings towards flat (its tilt leads the reference's by `turnAngle`) or within
+///    `motionHold` after, and none (cleared) while the angle heads back towards the current
+///    orientation by `turnAngle`; a deliberate turn that brought the angle past the band
+///    stays decisive through a pause.
 /// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
-///    at once, so a new client gets an answer within one sample.
+///    at once, so a new client gets an answer within one sample; so does a clean (magnitude
+///    within `motionThreshold`), decisive sample that the filter has forgotten the previous
+///    one for (more than four time constants later: a sampler that slowed down while still).
 ///
 /// The detector is a value type with no allocation, no I/O and no clock of its own: the same
 /// samples always give the same output.
@@ -459,7 +467,9 @@ public struct OrientationDetector: Sendable {
       // magnitude clear of an impact; it must hold for motionSettleTime.
       let deliberate = !impact && turnLatched
       guard deliberate || referenceDecisive(for: nearest) else { return false }
-      wait = max(settleTimeFast, parameters.motionSettleTime)
+      // Through impacts (running, a leg swinging a pocket) the reference must stay decisive
+      // as long as a marginal change must: a second spans a couple of steps.
+      wait = impact ? parameters.settleTimeSlow : max(settleTimeFast, parameters.motionSettleTime)
     } else if steady && turnLatched {
       wait = settleTimeFast
     } else if steady {

@@ -20,7 +20,8 @@ extension Scenario {
     let twisted = centre + random.uniform(-15, 15)
     let flatTilt = (faceDown ? -1.0 : 1.0) * random.uniform(88, 90)
     b.move(
-      angle: twisted, tilt: flatTilt, duration: random.uniform(0.8, 1.2) * random.uniform(v.duration),
+      angle: twisted, tilt: flatTilt,
+      duration: random.uniform(0.8, 1.2) * random.uniform(v.duration),
       shape: random.pick(v.shapes), random: &random)
     let downDuration = b.time - downStart
     let touchdown = b.time

@@ -340,11 +340,15 @@ public func scoreRecording(
   return (
     oracle,
     [
-      RecordingScore(commits: commits(of: &ours, over: read), oracle: oracle, duration: duration, name: recording.name),
       RecordingScore(
-        commits: commits(of: &android, over: samples), oracle: oracle, duration: duration, name: recording.name),
+        commits: commits(of: &ours, over: read), oracle: oracle, duration: duration,
+        name: recording.name),
       RecordingScore(
-        commits: commits(of: &proxy, over: samples), oracle: oracle, duration: duration, name: recording.name),
+        commits: commits(of: &android, over: samples), oracle: oracle, duration: duration,
+        name: recording.name),
+      RecordingScore(
+        commits: commits(of: &proxy, over: samples), oracle: oracle, duration: duration,
+        name: recording.name),
     ]
   )
 }

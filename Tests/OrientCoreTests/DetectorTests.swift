@@ -330,3 +330,69 @@ func changes(
     #expect(Tilt.allCases.map(\.rawValue).contains("tilted-up"))
   }
 }
+
+/// Issue 25: what follows a still period, and the gait.
+@Suite struct DetectorAfterStillTests {
+  /// A sampler that slowed down while the device was still reads the turned device once: that
+  /// clean, decisive sample commits at once, as iio-sensor-proxy's poll would (a sample the
+  /// filter has forgotten the past for is judged alone, like the first after a gap).
+  @Test(arguments: [0.2, 0.7])
+  func aCleanDecisiveSampleAfterAStillPauseCommitsAlone(interval: Double) {
+    var detector = OrientationDetector()
+    var t = 0.0
+    for _ in 0..<60 {
+      t += 1.0 / 30
+      _ = detector.process(Sample(time: t, acceleration: gravity(angle: 0, tilt: 20)))
+    }
+    #expect(detector.orientation == .normal)
+    t += interval
+    let update = detector.process(Sample(time: t, acceleration: gravity(angle: 90, tilt: 20)))
+    #expect(update?.orientationChanged == true)
+    #expect(detector.orientation == .leftUp)
+  }
+
+  /// At the full rate a single wild sample still never commits.
+  @Test func oneSampleAtTheFullRateDoesNotCommit() {
+    var detector = OrientationDetector()
+    var t = 0.0
+    for _ in 0..<60 {
+      t += 1.0 / 30
+      _ = detector.process(Sample(time: t, acceleration: gravity(angle: 0, tilt: 20)))
+    }
+    t += 1.0 / 30
+    _ = detector.process(Sample(time: t, acceleration: gravity(angle: 90, tilt: 20)))
+    #expect(detector.orientation == .normal)
+  }
+
+  /// Carried upside down while running (a 3 Hz bounce of 0.6 g along gravity: the fast
+  /// filter's magnitude is beyond `impact-threshold` nearly all the time, with no lull of
+  /// `motion-hold`): the slower reference filter averages the gait out and the detector
+  /// settles on bottom-up within two seconds (it used to wait for the running to stop).
+  @Test func walkingUpsideDownSettles() {
+    var detector = OrientationDetector()
+    var t = 0.0
+    for _ in 0..<100 {
+      t += 0.01
+      _ = detector.process(Sample(time: t, acceleration: gravity(angle: 0, tilt: 25)))
+    }
+    #expect(detector.orientation == .normal)
+    // Turned upside down at once, running: 3 Hz bounce of 0.6 g and 0.1 g of sway.
+    let start = t
+    var settled: Double?
+    while t < start + 6 {
+      t += 0.01
+      let bounce = 0.6 * sin(2 * Double.pi * 3 * (t - start))
+      let sway = 0.1 * sin(2 * Double.pi * 1.5 * (t - start))
+      let down = gravity(angle: 180, tilt: 25)
+      let a = down * (1 + bounce) + Vector3(sway * standardGravity, 0, 0)
+      if detector.process(Sample(time: t, acceleration: a))?.orientationChanged == true,
+        detector.orientation == .bottomUp, settled == nil
+      {
+        settled = t - start
+      }
+    }
+    let seconds = try? #require(settled)
+    #expect((seconds ?? 99) <= 2, "settled after \(seconds ?? -1) s")
+    #expect(detector.orientation == .bottomUp)
+  }
+}
