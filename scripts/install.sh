@@ -66,7 +66,7 @@ if [ -x "$bin/orientcam" ]; then put 0755 "$bin/orientcam" "$PREFIX/bin/orientca
 put 0644 dbus/orientd.conf "$DBUSPOLICYDIR/orientd.conf"
 # The claim action net.hadess.SensorProxy.claim-sensor (polkitd notices new files by itself).
 put 0644 polkit/org.orientd.SensorProxy.policy "$POLKITACTIONDIR/org.orientd.SensorProxy.policy"
-# geoclue, a system service in no session, may claim (the compass is its alone on the bus).
+# geoclue, a system service in no session, may claim (it puts the compass's heading into locations).
 put 0644 polkit/50-orientd-geoclue.rules "$POLKITRULESDIR/50-orientd-geoclue.rules"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

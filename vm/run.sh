@@ -257,6 +257,18 @@ vmlinuz=$kdir/boot/vmlinuz-$kv
 [ -f "$kdir/lib/modules/$kv/modules.dep.bin" ] || depmod -b "$kdir" "$kv" ||
   die "depmod -b $kdir $kv failed"
 
+# ---- 2b. modules Debian's kernel does not build -------------------------------------------------
+# What the selected tests ask for ("# kmods: NAME..." in their header; rows of vm/kmods.table),
+# built out of tree by vm/kmods.sh into the kernel tree above (updates/orientd-vm), once per
+# kernel package: with a warm cache this costs a few file reads.
+mapfile -t kmods < <(for t in "${selected[@]}"; do
+  sed -n 's/^# kmods: *//p' "$tests_dir"/[0-9][0-9]-"$t".sh
+done | tr ' ' '\n' | awk 'NF && !seen[$0]++')
+if [ ${#kmods[@]} -gt 0 ]; then
+  "$vmdir/kmods.sh" "$kdir" "$kv" "$kver" "${kmods[@]}" ||
+    die "could not build ${kmods[*]} for $kv (vm/kmods.sh; the tests that ask for them would fail)"
+fi
+
 # ---- 3. the initramfs ---------------------------------------------------------------------------
 # busybox, the modules that reach the 9p shares (virtio-pci, 9pnet_virtio, 9p with their
 # dependencies, in the order modprobe would load them) and vm/initramfs/init as PID 1.

@@ -3,9 +3,14 @@
 //   libiio   iio_channel_attr_read_longlong() (libiio 0.24 local backend: fopen/fread/fclose
 //            per attribute read)
 //   reopen   open/read/close per attribute (SystemKit.Sysfs.read, what most tools do)
-//   pread    three descriptors kept open, pread() at offset 0, strict parse: orientd's path
+//   pread    three descriptors kept open, pread() at offset 0, strict parse
+//   attr     the same through SystemKit.SysfsAttribute: orientd's path, which also checks
+//            with fstat() at most every 250 ms per attribute that the open file was not
+//            replaced (umockdev's set_attribute renames a new file over it)
+//   attr0    SysfsAttribute checking on every read (the cost of the check itself)
 //
-// usage: iio-read-bench [--device iio:device0] [--readings N] [--only libiio|reopen|pread]
+// usage: iio-read-bench [--device iio:device0] [--readings N]
+//                       [--only libiio|reopen|pread|attr|attr0]
 //
 // Run it under umockdev-run with an emulated device, or on a machine with a real one;
 // scripts/bench/iio-read.sh does both and adds syscalls per reading (strace).
@@ -33,8 +38,8 @@ struct Options {
       case "--only": only = rest.popFirst()
       case "--help":
         print(
-          "usage: iio-read-bench [--device iio:deviceN] [--readings N] [--only libiio|reopen|pread]"
-        )
+          "usage: iio-read-bench [--device iio:deviceN] [--readings N] "
+            + "[--only libiio|reopen|pread|attr|attr0]")
         exit(ExitStatus.success)
       case "--version":
         print("iio-read-bench 0.1.0")
@@ -136,6 +141,34 @@ if options.only == nil || options.only == "pread" {
       var sum: Int64 = 0
       for file in files {
         guard let n = try? file.pread(into: buffer, offset: 0),
+          case .success(let value) = SysfsValue.parseRaw(
+            UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        else { continue }
+        sum &+= value
+      }
+      return sum
+    })
+}
+
+for (method, interval) in [
+  ("attr", SysfsAttribute.defaultCheckInterval), ("attr0", Duration.zero),
+] where options.only == nil || options.only == method {
+  let files: [SysfsAttribute]
+  do {
+    files = try axes.map {
+      try SysfsAttribute(path: "\(syspath)/in_accel_\($0)_raw", checkInterval: interval)
+    }
+  } catch {
+    complain("\(error)")
+    exit(ExitStatus.unavailable)
+  }
+  let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+  defer { buffer.deallocate() }
+  results.append(
+    measure(method, readings: options.readings) {
+      var sum: Int64 = 0
+      for file in files {
+        guard let n = try? file.read(into: buffer),
           case .success(let value) = SysfsValue.parseRaw(
             UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         else { continue }

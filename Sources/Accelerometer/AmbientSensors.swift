@@ -26,7 +26,8 @@ public typealias ProximitySource = AmbientSource
 
 /// Polls one sysfs attribute on a timer and interprets it (`AmbientInterpreter`). The file
 /// stays open while started and is re-read with `pread` at offset 0 (sysfs asks the driver
-/// again); nothing is open or scheduled while stopped.
+/// again; `SysfsAttribute`, which also notices a file an emulated sysfs replaced); nothing is
+/// open or scheduled while stopped.
 public final class PolledAmbientSource: AmbientSource {
   /// The sensor.
   public let info: AmbientDescription
@@ -38,7 +39,7 @@ public final class PolledAmbientSource: AmbientSource {
   private var interpreter: AmbientInterpreter
   private var deliver: ((AmbientReading) -> Void)?
   private var problems = LogOnce()
-  private var file: FileDescriptor?
+  private var file: SysfsAttribute?
 
   /// A source for `info`, polled every `interval`.
   public init(_ info: AmbientDescription, interval: Duration, loop: EventLoop, logger: Logger) {
@@ -61,7 +62,7 @@ public final class PolledAmbientSource: AmbientSource {
 
   /// Starts polling: the first reading is posted to the loop at once.
   public func start(deliver: @escaping (AmbientReading) -> Void) throws(SystemError) {
-    file = try FileDescriptor(path: path)
+    file = try SysfsAttribute(path: path)
     self.deliver = deliver
     // A fresh start decides near/far from the first reading alone.
     interpreter = AmbientInterpreter(info)
@@ -82,7 +83,7 @@ public final class PolledAmbientSource: AmbientSource {
   public func stop() {
     timer?.disarm()
     deliver = nil
-    _ = file?.close()
+    file?.close()
     file = nil
   }
 
@@ -92,7 +93,7 @@ public final class PolledAmbientSource: AmbientSource {
     let text: String
     do {
       let count = try bytes.withUnsafeMutableBytes { raw in
-        Result { () throws(SystemError) in try file.pread(into: raw, offset: 0) }
+        Result { () throws(SystemError) in try file.read(into: raw) }
       }.get()
       text = String(decoding: bytes[0..<count], as: UTF8.self)
     } catch {

@@ -4,7 +4,8 @@ import SystemKit
 
 /// Reads `in_accel_{x,y,z}_raw` on a timer: the three files stay open and are re-read with
 /// `pread` at offset 0 (which makes sysfs call the driver again), so a reading costs three
-/// system calls and no path lookups.
+/// system calls and no path lookups (`SysfsAttribute`, which also notices a file an emulated
+/// sysfs replaced).
 ///
 /// A reading with a bad axis (garbage, empty, out of range, EIO) is skipped and each kind of
 /// problem logged once per episode. When every reading has failed for a second, the sampler
@@ -24,7 +25,7 @@ final class PollSampler: Sampler {
   private let logger: Logger
   private let handler: (SamplerEvent) -> Void
   private let journal: SysfsJournal
-  private var files: [FileDescriptor] = []
+  private var files: [SysfsAttribute] = []
   private var timer: EventLoop.Timer?
   private var problems = LogOnce()
   private var activeProblems: Set<String> = []
@@ -70,7 +71,7 @@ final class PollSampler: Sampler {
     do {
       for axis in PollSampler.axes {
         files.append(
-          try FileDescriptor(path: "\(description.facts.syspath)/in_accel_\(axis)_raw"))
+          try SysfsAttribute(path: "\(description.facts.syspath)/in_accel_\(axis)_raw"))
       }
       _ = FrequencySetting.apply(
         target: rate, description: description, journal: journal, logger: logger)
@@ -198,7 +199,7 @@ final class PollSampler: Sampler {
     let file = files[axis]
     let result: Result<Double, RawValueProblem>
     do {
-      let n = try file.pread(into: buffer, offset: 0)
+      let n = try file.read(into: buffer)
       result = SysfsValue.parseReading(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
     } catch {
       if error.isDeviceGone {

@@ -241,10 +241,13 @@ public final class AmbientFollower {
         "\(service) is not on the bus (\(error.message)); the \(kind) sensor is served only "
           + "there: run orientd without --no-compat, or iio-sensor-proxy")
     case .accessDenied where kind == .compass:
+      // iio-sensor-proxy before 3.6 (and orientd before the same change) gave the compass to
+      // the geoclue user alone in its bus policy.
       return OrientClientError(
         .accessDenied,
-        "\(service) refused ClaimCompass: the bus policy gives the compass to the geoclue "
-          + "user only (dbus/orientd.conf, as iio-sensor-proxy's)")
+        "\(service) refused ClaimCompass (\(error.message)): polkit "
+          + "(net.hadess.SensorProxy.claim-sensor) does not allow it, or the service's bus "
+          + "policy gives the compass to the geoclue user only (iio-sensor-proxy before 3.6)")
     case .accessDenied:
       return OrientClientError(
         .accessDenied,

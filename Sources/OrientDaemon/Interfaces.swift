@@ -216,7 +216,7 @@ public enum SensorProxyProperty: String, PublishedProperty {
 
 /// The properties of `net.hadess.SensorProxy.Compass`.
 public enum CompassProperty: String, PublishedProperty {
-  /// `b`. Its changes are broadcast (only geoclue may listen: dbus/orientd.conf).
+  /// `b`. Its changes are broadcast.
   case hasCompass = "HasCompass"
   /// `d`: degrees from north; -1 until a claimed compass was read.
   case compassHeading = "CompassHeading"

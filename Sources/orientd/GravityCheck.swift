@@ -32,10 +32,10 @@ struct GravityCheck {
       problem = "not measured: no in_accel_{x,y,z}_raw to read"
       return
     }
-    var files: [FileDescriptor] = []
+    var files: [SysfsAttribute] = []
     do {
       for axis in ["x", "y", "z"] {
-        files.append(try FileDescriptor(path: "\(sensor.facts.syspath)/in_accel_\(axis)_raw"))
+        files.append(try SysfsAttribute(path: "\(sensor.facts.syspath)/in_accel_\(axis)_raw"))
       }
     } catch {
       problem = "not measured: \(error)"
@@ -51,7 +51,7 @@ struct GravityCheck {
       var values: [Double] = []
       for file in files {
         do {
-          let n = try file.pread(into: buffer, offset: 0)
+          let n = try file.read(into: buffer)
           switch SysfsValue.parseReading(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
           case .success(let value): values.append(value)
           case .failure(let why): failure = "\(file.path): \(why)"

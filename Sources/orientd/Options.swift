@@ -80,8 +80,7 @@ struct Options: Equatable {
       --proximity       also claim the proximity sensor: "has_proximity", "proximity_near"
                         (null without a sensor); text ", proximity near" or "far"
       --compass         also claim the compass: "has_compass", "compass_heading" (degrees
-                        from north, null while unknown); the bus policy grants it to the
-                        geoclue user only, as iio-sensor-proxy's
+                        from north, null while unknown)
     These are read through net.hadess.SensorProxy (orientd's compatibility API or
     iio-sensor-proxy), so they need orientd without --no-compat.
 

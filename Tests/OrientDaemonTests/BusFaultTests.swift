@@ -168,6 +168,7 @@ struct BusFaultTests {
     }
     let own = ("org.orientd.Orientation1", "/org/orientd/Orientation1")
     let compat = ("net.hadess.SensorProxy", "/net/hadess/SensorProxy")
+    let compass = ("net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass")
     let properties = "org.freedesktop.DBus.Properties"
     // Allowed: the answer comes from orientd (a result, or orientd's own error).
     for (target, method, arguments, outcome) in [
@@ -185,6 +186,15 @@ struct BusFaultTests {
       (compat, "net.hadess.SensorProxy.ReleaseLight", [], "()"),
       (compat, "net.hadess.SensorProxy.ClaimProximity", [], "()"),
       (compat, "net.hadess.SensorProxy.ReleaseProximity", [], "()"),
+      // The compass is for any user, as in iio-sensor-proxy 3.6+.
+      (
+        compass, "\(properties).Get", ["net.hadess.SensorProxy.Compass", "CompassHeading"],
+        "<-1.0>"
+      ),
+      (compass, "\(properties).GetAll", ["net.hadess.SensorProxy.Compass"], "'HasCompass'"),
+      (compass, "org.freedesktop.DBus.Introspectable.Introspect", [], "ClaimCompass"),
+      (compass, "net.hadess.SensorProxy.Compass.ClaimCompass", [], "()"),
+      (compass, "net.hadess.SensorProxy.Compass.ReleaseCompass", [], "()"),
     ] {
       let result = try call(target.0, target.1, method, arguments)
       #expect(result.said.contains(outcome), "\(method): \(result.said)")
@@ -196,11 +206,7 @@ struct BusFaultTests {
       (compat, "\(properties).Set", ["net.hadess.SensorProxy", "HasAccelerometer", "<true>"]),
       (own, "org.orientd.Nope.Frobnicate", []),
       (own, "org.freedesktop.DBus.ObjectManager.GetManagedObjects", []),
-      // The compass is geoclue's (as in iio-sensor-proxy's policy).
-      (
-        ("net.hadess.SensorProxy", "/net/hadess/SensorProxy/Compass"),
-        "net.hadess.SensorProxy.Compass.ClaimCompass", []
-      ),
+      (compass, "\(properties).Set", ["net.hadess.SensorProxy.Compass", "HasCompass", "<true>"]),
     ] {
       let result = try call(target.0, target.1, method, arguments)
       #expect(

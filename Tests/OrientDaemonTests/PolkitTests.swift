@@ -128,6 +128,8 @@ struct PolkitTests {
     let fixture = try DaemonFixture(
       devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light, bus: polkit.bus)
     let nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    let compass = "/net/hadess/SensorProxy/Compass"
+    let compassInterface = "net.hadess.SensorProxy.Compass"
 
     // nobody is in no login session and allow_any is "no": every claim and release is
     // refused, with iio-sensor-proxy's error, and no sensor is read.
@@ -136,6 +138,12 @@ struct PolkitTests {
       "ClaimProximity", "ReleaseProximity",
     ] {
       let said = try call(fixture, method, as: nobody)
+      #expect(said.contains(PolkitTests.refusal), "\(method): \(said)\n\(fixture.log)")
+    }
+    // The compass too: the bus policy lets everyone reach it (as iio-sensor-proxy 3.6+), and
+    // polkit decides, as for every other sensor.
+    for method in ["ClaimCompass", "ReleaseCompass"] {
+      let said = try call(fixture, method, as: nobody, path: compass, interface: compassInterface)
       #expect(said.contains(PolkitTests.refusal), "\(method): \(said)\n\(fixture.log)")
     }
     #expect(!fixture.isReadingSensor)
@@ -156,6 +164,9 @@ struct PolkitTests {
     #expect(
       try waitFor(timeout: 15) { try call(fixture, "ReleaseLight", as: nobody) == "()\n" },
       "polkitd did not take the rule: \(polkit.daemon.standardError)")
+    let compassClaim = try call(
+      fixture, "ClaimCompass", as: nobody, path: compass, interface: compassInterface)
+    #expect(compassClaim == "()\n", "\(compassClaim)\n\(fixture.log)")
     let monitor = try fixture.start(nobody + ["stdbuf", "-oL", "monitor-sensor"])
     // (100 + 10) * 0.5 = 55 lux, the emulated sensor's reading; the accelerometer is read too.
     #expect(
@@ -170,7 +181,8 @@ struct PolkitTests {
 
   @Test func geoclueMayClaimThroughTheShippedRule() throws {
     // geoclue runs as a system service in no session; the shipped 50-orientd-geoclue.rules
-    // lets it claim (the compass is its alone on the bus), while another user is still refused.
+    // lets it claim (it puts the compass's heading into locations), while another user is
+    // still refused.
     let polkit = try PrivatePolkit()
     let fixture = try DaemonFixture(
       devices: [Accel.parent, Accel.polled] + EmulatedAmbient.light, bus: polkit.bus)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The emulated light, proximity and compass sensors of the tests and `scripts/demo.sh`, from
 /// their one source, `Tests/Fixtures/umockdev/ambient.umockdev`: an LTR303 light sensor (raw
 /// with scale 0.5 and offset 10: 100 counts = 55 lux), an STK3310 proximity sensor (near level
@@ -31,18 +33,13 @@ public enum EmulatedAmbient {
 }
 
 extension PrivateBus {
-  /// A private bus with the project's policy, except that the compass, which
-  /// dbus/orientd.conf grants to the `geoclue` user only, is granted to root (the tests' user)
-  /// by the same rules.
-  public static func compassGrantedToRoot() throws -> (PrivateBus, TemporaryDirectory) {
-    let policy = try TemporaryDirectory("policy")
-    let text = readFile("\(Built.packageRoot)/dbus/orientd.conf")
-    guard text.contains("<policy user=\"geoclue\">") else {
-      throw TestFailure("dbus/orientd.conf has no <policy user=\"geoclue\"> for the compass")
-    }
-    try writeFile(
-      policy.file("orientd.conf"),
-      text.replacing("<policy user=\"geoclue\">", with: "<policy user=\"root\">"))
-    return (try PrivateBus(policyDirectory: policy.path), policy)
+  /// The arguments that run a command as `nobody` (uid 65534): a user that is neither root
+  /// nor geoclue, in no login session.
+  public static let nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+  /// Lets every user reach the bus socket (the directory is root's, mode 0700, by default).
+  public func openToEveryUser() {
+    chmod(directory.path, 0o755)
+    chmod(directory.file("bus.sock"), 0o777)
   }
 }

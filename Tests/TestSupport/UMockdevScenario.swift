@@ -121,6 +121,18 @@ public struct UMockdevScenario {
       ])
   }
 
+  /// Replaces an attribute with umockdev's `umockdev_testbed_set_attribute()`: a new file
+  /// renamed over the old one (a new inode), as iio-sensor-proxy's own tests change values.
+  /// The kernel never does this; a reader that keeps the old file open would not see it.
+  public mutating func replace(_ device: UMockdevDevice, _ attribute: String, _ value: String) {
+    add(
+      "replace",
+      [
+        ("syspath", .string(device.syspath)), ("attr", .string(attribute)),
+        ("value", .string(value)),
+      ])
+  }
+
   /// Sets a udev property (takes effect for the program with the next uevent).
   public mutating func property(_ device: UMockdevDevice, _ name: String, _ value: String) {
     add(

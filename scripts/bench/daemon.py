@@ -53,8 +53,9 @@ DEVICE = '/devices/platform/i2c-0/i2c-MXC6655:00/iio:device0'
 with open(FIXTURE) as fixture:
     TESTBED = fixture.read()
 # The light and proximity sensors (and their I2C parents): the first four records of the
-# tests' ambient fixture. Not its compass (geoclue's only) nor applesmc (a second light
-# sensor, which iio-sensor-proxy might pick instead of the IIO one).
+# tests' ambient fixture. Not its compass (Debian's iio-sensor-proxy 3.0, the comparison,
+# gives it to the geoclue user only) nor applesmc (a second light sensor, which
+# iio-sensor-proxy might pick instead of the IIO one).
 AMBIENT_FIXTURE = os.path.join(os.path.dirname(FIXTURE), 'ambient.umockdev')
 with open(AMBIENT_FIXTURE) as fixture:
     AMBIENT = '\n\n'.join(fixture.read().split('\n\n')[:4]) + '\n'

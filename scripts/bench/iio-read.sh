@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): the cost of one accelerometer reading (x, y, z) through libiio,
-# through open/read/close per attribute, and through orientd's pread on kept-open files.
+# through open/read/close per attribute, through pread on kept-open files, and through
+# orientd's SysfsAttribute (pread plus an fstat at most every 250 ms per attribute that
+# notices a replaced file; attr0 checks on every read).
 # Prints readings/s and CPU us per reading from iio-read-bench, then system calls per reading
 # counted with strace (difference between two run lengths, so start-up cancels out).
 #
@@ -52,7 +54,7 @@ report() {  # runner label
   "$1" "$BENCH" --readings "$READINGS"
   if command -v strace >/dev/null; then
     printf 'syscalls/reading:'
-    for method in libiio reopen pread; do
+    for method in libiio reopen pread attr attr0; do
       a=$(syscalls "$1" "$method" 1000)
       b=$(syscalls "$1" "$method" 2000)
       printf '  %s %s' "$method" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (b - a) / 1000 }')"

@@ -252,15 +252,29 @@ field() {
 # The host has no /lib/modules: load from the extracted package with modprobe -d.
 # kmod MODULE [PARAM=VALUE...] or kmod -a MODULE...: modules already loaded are not asked for
 # again (each modprobe reads its indexes over 9p, about a second under TCG).
+# Modules Debian's kernel does not build (vm/kmods.table) are there only when the test's header
+# asks for them ("# kmods: NAME..."): vm/run.sh then builds them into the kernel tree.
 kmod() {
   local m wanted=()
   if [ "$1" = -a ]; then
     shift
     for m; do [ -d "/sys/module/${m//-/_}" ] || wanted+=("$m"); done
-    [ ${#wanted[@]} -eq 0 ] || modprobe -d "$KROOT" -S "$KV" -a "${wanted[@]}"
+    [ ${#wanted[@]} -eq 0 ] || modprobe -d "$KROOT" -S "$KV" -a "${wanted[@]}" || kmod_hint "${wanted[@]}"
   else
-    [ -d "/sys/module/${1//-/_}" ] || modprobe -d "$KROOT" -S "$KV" "$@"
+    [ -d "/sys/module/${1//-/_}" ] || modprobe -d "$KROOT" -S "$KV" "$@" || kmod_hint "$1"
   fi
+}
+# kmod_hint MODULE...: after a failed modprobe, say which out-of-tree module was not built; fails.
+kmod_hint() {
+  local m name _
+  for m; do
+    [ -e "$KROOT/lib/modules/$KV/updates/orientd-vm/$m.ko" ] && continue
+    while read -r name _; do
+      [ "$name" = "$m" ] &&
+        log "kmod: $m is built out of tree (vm/kmods.table) only for tests whose header has '# kmods: $m'"
+    done <"$PROJECT/vm/kmods.table"
+  done
+  return 1
 }
 
 # ---- products -----------------------------------------------------------------------------------

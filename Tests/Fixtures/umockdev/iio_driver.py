@@ -145,6 +145,10 @@ class Driver:
                 self.testbed.remove_device(path)
         elif op == 'set':
             self.write_in_place(step['syspath'], step['attr'], step['value'])
+        elif op == 'replace':
+            # umockdev's own API: a new file renamed over the old one (a new inode), as
+            # iio-sensor-proxy's tests and distributions' tests change values.
+            self.testbed.set_attribute(step['syspath'], step['attr'], step['value'])
         elif op == 'make_file':
             # An attribute that was a directory (reads and writes fail with EISDIR) becomes a
             # regular file: a fault that goes away.
