@@ -221,9 +221,13 @@ public struct AmbientDescription: Hashable, Sendable {
         if let level = property("PROXIMITY_NEAR_LEVEL").flatMap(parseNumber) {
           d.nearLevel = level
           d.nearLevelSource = "udev PROXIMITY_NEAR_LEVEL"
-        } else if let level = number("\(channel)_nearlevel") {
+        } else if let (attribute, level) = ["\(channel)_nearlevel", "in_proximity_nearlevel"]
+          .compactMap({ name in number(name).map { (name, $0) } }).first
+        {
+          // A driver's indexed channel has in_proximity0_nearlevel; a shared one (and what
+          // iio-sensor-proxy reads for either channel) is in_proximity_nearlevel.
           d.nearLevel = level
-          d.nearLevelSource = "sysfs \(channel)_nearlevel"
+          d.nearLevelSource = "sysfs \(attribute)"
         }
         sensors.append(d)
       } else if let tag = tagged(.proximity) {

@@ -80,6 +80,9 @@ final class AmbientService {
   /// Publishes `state` for `kind`'s properties (to its claimers, or to everyone when a
   /// sensor appeared or went away).
   var publish: ((AmbientKind, AmbientState) -> Void)?
+  /// A claim of `kind` by a sender is about to be answered (the daemon sends it the kind's
+  /// current values first: ClaimSnapshots.swift).
+  var answering: ((AmbientKind, String) -> Void)?
 
   let sensors: AmbientSensors
   private let loop: EventLoop
@@ -144,7 +147,7 @@ final class AmbientService {
     if first {
       sensors.start(kind)
       guard sensors.isReading(kind) else {
-        invocation.reply()
+        answer(invocation, kind)
         return
       }
       held[kind, default: []].append(invocation)
@@ -152,12 +155,17 @@ final class AmbientService {
       return
     }
     // A later claimer is answered with the first one while the sensor is still starting,
-    // otherwise at once, without a PropertiesChanged of its own: iio-sensor-proxy does the
-    // same, and its clients read the properties after the claim returns.
+    // otherwise at once.
     if !(held[kind] ?? []).isEmpty {
       held[kind, default: []].append(invocation)
       return
     }
+    answer(invocation, kind)
+  }
+
+  /// Answers a claim, after `answering` (the kind's current values, to that client alone).
+  private func answer(_ invocation: DBusMethodInvocation, _ kind: AmbientKind) {
+    answering?(kind, invocation.sender)
     invocation.reply()
   }
 
@@ -195,7 +203,7 @@ final class AmbientService {
   private func answerHeld(_ kind: AmbientKind) {
     holdTimers[kind]?.disarm()
     let waiting = held.removeValue(forKey: kind) ?? []
-    for invocation in waiting { invocation.reply() }
+    for invocation in waiting { answer(invocation, kind) }
   }
 
   // MARK: Sensors

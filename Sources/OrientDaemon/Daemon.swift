@@ -164,6 +164,7 @@ public final class OrientDaemon {
     // Enumeration may already have made the posture want the sensors (orientd's own switch).
     sensorsWantedChanged()
     ambient.publish = { [weak self] kind, state in self?.publishAmbient(kind, state) }
+    ambient.answering = { [weak self] kind, sender in self?.sendSnapshot(of: kind, to: sender) }
     do {
       try ambient.begin()
     } catch {
@@ -366,31 +367,17 @@ public final class OrientDaemon {
     if held.count == 1 { armHoldTimer() }
   }
 
-  /// Answers a claim. One answered at once is preceded by a `PropertiesChanged` with the
-  /// current state for that client alone: a client that read the properties before claiming
-  /// (GDBusProxy caches them when it is created) may have missed a change sent before it was a
-  /// claimer, and would otherwise show a stale or undefined orientation until the next change.
-  /// A held claim needs none: its client was a claimer when the first reading was published.
-  private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimAPI, held: Bool = false) {
-    if !held, let connection, connection.isConnected, exitStatus == nil {
-      let to = [invocation.sender]
-      switch api {
-      case .orientd:
-        emit(
-          [.hasAccelerometer, .orientation, .rotation, .tilt] as [OrientdProperty],
-          at: OrientDaemon.orientdPath, to: to, on: connection)
-      case .sensorProxy where servesCompatibility:
-        emit(
-          [.hasAccelerometer, .accelerometerOrientation, .accelerometerTilt]
-            as [SensorProxyProperty], at: OrientDaemon.sensorProxyPath, to: to, on: connection)
-      case .sensorProxy:
-        break
-      case .posture:
-        emit(
-          PostureProperty.allCases, at: OrientDaemon.posturePath, to: to, on: connection)
-      }
-    }
+  /// Answers a claim (at once or after the first reading), preceded by a `PropertiesChanged`
+  /// of everything claimed for that client alone (ClaimSnapshots.swift says why).
+  private func answer(_ invocation: DBusMethodInvocation, _ api: ClaimAPI) {
+    sendSnapshot(of: api, to: invocation.sender)
     invocation.reply()
+  }
+
+  /// The connection while it is up and the daemon is not shutting down.
+  var busConnection: DBusConnection? {
+    guard let connection, connection.isConnected, exitStatus == nil else { return nil }
+    return connection
   }
 
   private func release(_ sender: String, _ api: ClaimAPI) {
@@ -481,7 +468,7 @@ public final class OrientDaemon {
     holdTimer?.disarm()
     let waiting = held
     held = []
-    for (invocation, api) in waiting { answer(invocation, api, held: true) }
+    for (invocation, api) in waiting { answer(invocation, api) }
   }
 
   private func reading() throws(DBusError) -> [DBusValue] {
@@ -617,7 +604,7 @@ public final class OrientDaemon {
 
   /// Sends PropertiesChanged of `names` with their current values to `destinations`
   /// (unicast each).
-  private func emit<Name: DBusPropertyName>(
+  func emit<Name: DBusPropertyName>(
     _ names: [Name], at path: DBusObjectPath, to destinations: [String],
     on connection: DBusConnection
   ) {

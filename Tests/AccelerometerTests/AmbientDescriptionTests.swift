@@ -62,6 +62,20 @@ struct AmbientDescriptionTests {
         })
   }
 
+  /// `in_proximity0_raw` with the near level in `in_proximity_nearlevel` (a level shared by
+  /// type, and the one attribute iio-sensor-proxy reads): 129 is near, as with `in_proximity_raw`.
+  @Test func proximity0TakesTheSharedNearLevel() throws {
+    let prox = try #require(
+      describe(["in_proximity0_raw": "256", "in_proximity_nearlevel": "128"]).sensors.first)
+    #expect(prox.nearLevel == 128 && prox.nearLevelSource == "sysfs in_proximity_nearlevel")
+    var interpreter = AmbientInterpreter(prox)
+    #expect(
+      ["256", "0", "129"].map { interpreter.interpret($0) }
+        == [true, false, true].map {
+          .proximity(near: $0)
+        })
+  }
+
   @Test func udevNearLevelWinsOverSysfs() throws {
     let prox = try #require(
       describe(
