@@ -53,6 +53,8 @@ struct RecordingResult {
   var hours: Double
   var holds: Int
   var scores: [RecordingScore]
+  /// The oracle's turns: when each crossed into the new sector, and to what.
+  var turns: [(Double, Orientation)] = []
 }
 
 /// Runs every recording at its own rate and at each of `rates` (decimated), prints the
@@ -85,7 +87,8 @@ func recordingsSection(_ options: BenchOptions) -> (lines: [TargetResult], json:
         RecordingResult(
           recording: recording.name,
           rate: rate.map { "\(compact($0, 1)) Hz" } ?? "own \(compact(recording.rate, 0)) Hz",
-          hours: version.duration / 3600, holds: oracle.holds.count, scores: scores))
+          hours: version.duration / 3600, holds: oracle.holds.count, scores: scores,
+          turns: oracle.turns.map { ($0.crossing, $0.to.orientation) }))
     }
   }
   print("recordings: \(files.count) file(s); turns p50/p95 in ms from the oracle's sector")
@@ -117,6 +120,9 @@ func recordingsSection(_ options: BenchOptions) -> (lines: [TargetResult], json:
   }
   if options.details {
     for result in results {
+      for (time, orientation) in result.turns {
+        print("  \(result.rate) oracle: turn: \(result.recording) to \(orientation) at \(time) s")
+      }
       for (d, name) in Benchmark.detectors.enumerated() {
         for label in result.scores[d].flickerLabels {
           print("  \(result.rate) \(name): flicker: \(label)")

@@ -422,6 +422,15 @@ func printDetails(_ results: [Benchmark.ProfileResult]) {
             "  \(result.profile.name) \(name): \(scenario.scenario.rawValue): "
               + "\(s.highTiltUncommitted) rotations beyond 55 degrees back-tilt not committed")
         }
+        // orientd's turns slower than Android's p95 in the same family: the tail to explain.
+        if d == 0, let limit = scenario.scores[1].latencyPercentile(95) {
+          let slow = zip(s.latencies, s.latencyLabels).filter { $0.0 > limit }
+          for (latency, label) in slow.sorted(by: { $0.0 > $1.0 }).prefix(8) {
+            print(
+              "  \(result.profile.name) \(name): \(Int((latency * 1000).rounded())) ms "
+                + "(android p95 \(Int((limit * 1000).rounded()))): \(label)")
+          }
+        }
         var counts: [String: Int] = [:]
         for label in s.spuriousLabels { counts[label, default: 0] += 1 }
         for (label, count) in counts.sorted(by: { $0.key < $1.key }) {

@@ -90,11 +90,16 @@ public struct RejectionCounts: Sendable, Equatable {
 ///    `decisiveAngle` deep), held for at least `motionSettleTime`, within `motionHold` of
 ///    motion (off by more than `motionThreshold`: footsteps, braking); through either, the
 ///    slower reference filter (which averages a gait out) deep in the candidate's sector
-///    counts too, held for `settleTimeSlow` through impacts. No evidence while the display
-///    swings towards flat (its tilt leads the reference's by `turnAngle`) or within
-///    `motionHold` after, and none (cleared) while the angle heads back towards the current
-///    orientation by `turnAngle`; a deliberate turn that brought the angle past the band
-///    stays decisive through a pause.
+///    counts too. No evidence while the display swings towards flat (its tilt leads the
+///    reference's by `turnAngle`), while it lies flat, or within `motionHold` after either,
+///    and none (cleared) while the angle heads back towards the current orientation by
+///    `turnAngle`; a deliberate turn that brought the angle past the band stays decisive
+///    through a pause. The opposite orientation has no band (Android's listener has none
+///    either). A deliberate turn that crossed the 45 degree boundary and stopped inside the
+///    band (the hand slower than half a deliberate turn, clean, no motion) commits after
+///    `motionSettleTime`. When the device swings back and forth (the lead reverses three
+///    times within two `settleTimeSlow`: a pocket on a walking leg) there is no deliberate
+///    turn, and only the reference filter, decisive for `settleTimeSlow`, commits.
 /// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
 ///    at once, so a new client gets an answer within one sample; so does a clean (magnitude
 ///    within `motionThreshold`), decisive sample that the filter has forgotten the previous
@@ -158,6 +163,16 @@ public struct OrientationDetector: Sendable {
   /// Whether a deliberate turn away from the current orientation brought the angle past the
   /// band for the current candidate: it stays decisive if the hand pauses there.
   private var turnLatched = false
+  /// The sign of the last lead of at least turnAngle (+1, -1; 0 before any) and when the
+  /// last three reversals of it happened: a swing back, forth and back again.
+  private var leadSign = 0
+  private var reversal1 = -Double.infinity
+  private var reversal2 = -Double.infinity
+  private var reversal3 = -Double.infinity
+  /// Whether the sample is within half a deliberate turn's speed (turnAngle per
+  /// turnTimeConstant, halved) of the previous filtered vector: the hand has stopped.
+  private var stopped = false
+  private var cachedSinStopped2 = 1.0
   /// The orientation gathering evidence to replace `orientation` (`undefined` when none).
   public private(set) var candidate: Orientation = .undefined
   /// The evidence for `candidate`, from 0 to 1 (committed at 1).
@@ -318,6 +333,9 @@ public struct OrientationDetector: Sendable {
         cachedAlpha = tau > 0 ? 1 - exp(-dt / tau) : 1
         cachedTurnAlpha = turnTau > 0 ? 1 - exp(-dt / turnTau) : 1
         cachedSinSteady2 = square(sin(min(steadyRadiansPerSecond * (tau + dt), Double.pi / 2)))
+        // Stopped: slower than half a deliberate turn (turnAngle within turnTimeConstant).
+        let stoppedRate = turnTau > 0 ? turnRadians / turnTau / 2 : steadyRadiansPerSecond
+        cachedSinStopped2 = square(sin(min(stoppedRate * (tau + dt), Double.pi / 2)))
       }
       // Steady when the sample is within steadyRate x (tau + dt) of the previous filtered
       // vector: |a x f|^2 <= sin^2 x |a|^2 |f|^2.
@@ -325,8 +343,10 @@ public struct OrientationDetector: Sendable {
       let cx = y * p.z - z * p.y
       let cy = z * p.x - x * p.z
       let cz = x * p.y - y * p.x
-      steady =
-        cx * cx + cy * cy + cz * cz <= cachedSinSteady2 * m2 * (p.x * p.x + p.y * p.y + p.z * p.z)
+      let cross2 = cx * cx + cy * cy + cz * cz
+      let norms = m2 * (p.x * p.x + p.y * p.y + p.z * p.z)
+      steady = cross2 <= cachedSinSteady2 * norms
+      stopped = cross2 <= cachedSinStopped2 * norms
       if !steady {
         // ... or settled: within settledAngle of the previous raw sample.
         let q = previousRaw
@@ -380,7 +400,7 @@ public struct OrientationDetector: Sendable {
 
     let clean = m2 >= motionLow2 && m2 <= motionHigh2
     let orientationChanged =
-      flat ? holdWhileFlat() : decide(f: f, dt: dt, time: t, steady: steady, clean: clean)
+      flat ? holdWhileFlat(time: t) : decide(f: f, dt: dt, time: t, steady: steady, clean: clean)
     fresh = false
     guard orientationChanged || tiltChanged else { return nil }
     return DetectorUpdate(
@@ -388,7 +408,10 @@ public struct OrientationDetector: Sendable {
       tiltChanged: tiltChanged)
   }
 
-  private mutating func holdWhileFlat() -> Bool {
+  private mutating func holdWhileFlat(time t: Double) -> Bool {
+    // Like a swing towards flat: leaving flat is a moment of doubt (Android waits 500 ms);
+    // no evidence until motionHold after.
+    lastSwingTime = t
     candidate = .undefined
     evidence = 0
     return false
@@ -418,6 +441,27 @@ public struct OrientationDetector: Sendable {
     if orientation == .undefined {
       return commit(nearest)
     }
+    // The signed lead of the filtered angle over the reference's: a deliberate turn leads by
+    // turnAngle one way; a leg or an arm swinging the device leads both ways within a stride.
+    let lead = wrapRadians(atan2(u, v) - atan2(reference.x, -reference.y))
+    let hold = parameters.motionHold
+    let moving = t - lastMotionTime < hold
+    let impact = t - lastImpactTime < hold
+    // A lead beyond 90 degrees is no swing: the reference half way through a quick 180 degree
+    // turn averages opposite directions, and its angle means nothing.
+    let sign =
+      abs(lead) > Double.pi / 2 ? 0 : (lead >= turnRadians ? 1 : (lead <= -turnRadians ? -1 : 0))
+    if sign != 0 && sign != leadSign {
+      if leadSign != 0 {
+        reversal3 = reversal2
+        reversal2 = reversal1
+        reversal1 = t
+      }
+      leadSign = sign
+    }
+    // Three reversals within two marginal hold times: back and forth and back (a leg or an
+    // arm swinging the device at a stride's pace), not one turn or an overshoot settling.
+    let repetitive = t - reversal3 < 2 * parameters.settleTimeSlow
     if nearest == orientation {
       candidate = .undefined
       evidence = 0
@@ -425,8 +469,12 @@ public struct OrientationDetector: Sendable {
       return false
     }
     // Past the band? The angle from the candidate's centre is atan(minor/major); it must be
-    // below 45 - hysteresis.
-    guard minor < candidateTan * major else {
+    // below 45 - hysteresis. The opposite orientation has no band (as in Android's listener):
+    // the band keeps neighbours apart near their diagonal, and the sideways orientation
+    // between two opposite ones still has its band on either side.
+    let opposite = isOpposite(nearest)
+    let pastBand = opposite || minor < candidateTan * major
+    guard pastBand || !decideNow else {
       candidate = .undefined
       evidence = 0
       decideNow = false
@@ -438,10 +486,14 @@ public struct OrientationDetector: Sendable {
       evidence = 0
       turnLatched = false
     }
-    let hold = parameters.motionHold
     // Being put down or away (Android's "swinging"): the tilt heads for flat. No evidence
     // until it has stopped for motionHold.
-    if swinging(f: f) { lastSwingTime = t }
+    if swinging(f: f) {
+      lastSwingTime = t
+      // Being put down is not a turn: what the angle drifts through on the way is no
+      // destination, even if the hand stops on the way.
+      turnLatched = false
+    }
     guard t - lastSwingTime >= hold else { return false }
     let motion = turnMotion(u: u, v: v)
     // Heading back towards the current orientation (a put-down's drift undone while picking
@@ -451,31 +503,51 @@ public struct OrientationDetector: Sendable {
       turnLatched = false
       return false
     }
-    if motion == .away { turnLatched = true }
-    let moving = t - lastMotionTime < hold
-    let impact = t - lastImpactTime < hold
+    // A swing back and forth is no deliberate turn, however fast.
+    if motion == .away && !repetitive { turnLatched = true }
+    if repetitive { turnLatched = false }
+    if !pastBand {
+      // Inside the band, after a deliberate turn crossed the boundary: when the hand has
+      // stopped there (slower than half a deliberate turn, its magnitude clean, no motion)
+      // for motionSettleTime, that is where it was turned to. A hand wandering across the
+      // boundary, or held near the diagonal, has made no deliberate turn and keeps the band.
+      // Not near flat (the in-plane angle is weak there), nor while the reference still
+      // remembers a swing towards flat (a put-down that stops on the way).
+      let upright =
+        f.z * f.z <= sinFlatLeave2 * (f.x * f.x + f.y * f.y + f.z * f.z)
+        && t - lastSwingTime >= turnTau + hold
+      guard turnLatched, stopped, clean, !moving, !impact, motion == .none, upright else {
+        evidence = 0
+        return false
+      }
+      evidence += min(0.5, dt / max(settleTimeFast, parameters.motionSettleTime))
+      if evidence >= 1 { return commit(nearest) }
+      return false
+    }
     // A sample the filter has forgotten the past for (the sampler slowed down while the
     // device was still): judged alone, as after a gap, when it is clean and decisive.
     if fresh && clean && !moving && depth(minor: minor, major: major) >= 1 {
       return commit(nearest)
     }
     var wait = parameters.settleTimeSlow
-    if impact || moving {
+    if repetitive {
+      // Swinging back and forth (a pocket on a walking leg): only the reference filter,
+      // deep in the candidate's sector and held as long as a marginal change must.
+      guard referenceDecisive(for: nearest) else { return false }
+    } else if impact || moving {
       // Walking, running, braking: footsteps tilt single readings, so steadiness says little.
       // Decisive evidence counts: a deliberate turn (not through impacts), or the slower
       // reference filter, which averages a gait out, deep in the candidate's sector with its
       // magnitude clear of an impact; it must hold for motionSettleTime.
       let deliberate = !impact && turnLatched
       guard deliberate || referenceDecisive(for: nearest) else { return false }
-      // Through impacts (running, a leg swinging a pocket) the reference must stay decisive
-      // as long as a marginal change must: a second spans a couple of steps.
-      wait = impact ? parameters.settleTimeSlow : max(settleTimeFast, parameters.motionSettleTime)
+      wait = max(settleTimeFast, parameters.motionSettleTime)
     } else if steady && turnLatched {
       wait = settleTimeFast
     } else if steady {
       // x: 0 at the band's edge, 1 at decisiveAngle. The wait falls as 1 - x^2: it stays
       // long through the marginal zone and shortens sharply near the decisive depth.
-      let x = depth(minor: minor, major: major)
+      let x = depth(minor: minor, major: major, edge: opposite ? 0 : nil)
       wait = settleTimeFast + (wait - settleTimeFast) * (1 - x * x)
     }
     // At most half the evidence from one sample: a change always needs two samples that agree.
@@ -484,11 +556,18 @@ public struct OrientationDetector: Sendable {
     return false
   }
 
+  private func isOpposite(_ other: Orientation) -> Bool {
+    guard let a = orientation.clockwiseRotation, let b = other.clockwiseRotation else {
+      return false
+    }
+    return (a - b + 360) % 360 == 180
+  }
+
   /// How deep the angle is into the candidate's sector: 0 at the band's edge, 1 at (or beyond)
   /// `decisiveAngle`.
-  private func depth(minor: Double, major: Double) -> Double {
+  private func depth(minor: Double, major: Double, edge: Double? = nil) -> Double {
     let degrees = 45 - atan2(minor, major) * (180 / Double.pi)
-    return min(1, (degrees - bandEdge) * settleScale)
+    return max(0, min(1, (degrees - (edge ?? bandEdge)) * settleScale))
   }
 
   /// How the in-plane angle is moving, by the lead of the filtered angle over the reference
