@@ -31,7 +31,8 @@ let usage = """
     --set KEY=VALUE  override a detector parameter (see orientd --help) or a hinge one
                      ([posture] keys of orientd.conf(5))
     --no-throughput  skip the throughput measurement
-    --details        list the runs with missed rotations or spurious changes
+    --details        list the runs with missed rotations or spurious changes, and orientd's
+                     turns slower than Android's p95 (recordings: the oracle's turns)
     --adaptive       orientd reads as the daemon does with adaptive sampling: slowly while
                      still, at the full rate from the first reading that departs (the
                      baselines still see every sample); prints the share of samples read

@@ -4,64 +4,6 @@
   import Darwin
 #endif
 
-/// One accelerometer reading with its time.
-///
-/// The acceleration is in m/s^2 in the display frame, Linux IIO convention: the reading points
-/// along gravity, so an upright display (`normal`) reads (0, -g, 0), `right-up` (-g, 0, 0),
-/// `left-up` (+g, 0, 0), `bottom-up` (0, +g, 0) and a display lying face up (0, 0, -g).
-public struct Sample: Sendable, Equatable {
-  /// Monotonic time in seconds (any origin; only differences matter).
-  public var time: Double
-  /// The acceleration in m/s^2, display frame, mount matrix already applied.
-  public var acceleration: Vector3
-
-  /// Creates a sample.
-  @inlinable
-  public init(time: Double, acceleration: Vector3) {
-    self.time = time
-    self.acceleration = acceleration
-  }
-
-  /// Creates a sample from its components.
-  @inlinable
-  public init(time: Double, _ x: Double, _ y: Double, _ z: Double) {
-    self.init(time: time, acceleration: Vector3(x, y, z))
-  }
-}
-
-/// What changed at one sample: the orientation, the tilt, or both.
-public struct DetectorUpdate: Sendable, Equatable {
-  /// The time of the sample at which the change was committed.
-  public var time: Double
-  /// The orientation after the sample.
-  public var orientation: Orientation
-  /// The tilt after the sample.
-  public var tilt: Tilt
-  /// Whether `orientation` changed at this sample.
-  public var orientationChanged: Bool
-  /// Whether `tilt` changed at this sample.
-  public var tiltChanged: Bool
-}
-
-/// How many samples the detector ignored, by reason.
-public struct RejectionCounts: Sendable, Equatable {
-  /// A component or the time was NaN or infinite.
-  public var notFinite = 0
-  /// All three components were exactly zero (a sensor that is not running).
-  public var zeroVector = 0
-  /// The time was earlier than the previous sample's.
-  public var timeBackwards = 0
-  /// The magnitude was further from g than `magnitude-tolerance` (free fall, hard impact, or a
-  /// wrong `in_accel_scale`).
-  public var magnitude = 0
-
-  /// Creates zero counts.
-  public init() {}
-
-  /// The sum of all counts.
-  public var total: Int { notFinite + zeroVector + timeBackwards + magnitude }
-}
-
 /// Turns timestamped accelerometer samples into orientation and tilt changes.
 ///
 /// Per sample (see docs/detector.md for the reasoning):
@@ -150,6 +92,8 @@ public struct OrientationDetector: Sendable {
   private let settleTimeFast: Double
   private let steadyRadiansPerSecond: Double
   private let sinSettled2: Double
+  /// sin^2(turnAngle), for the swing's lead without trigonometry.
+  private let sinTurn2: Double
 
   // State.
   private var lastTime = -Double.infinity
@@ -220,6 +164,7 @@ public struct OrientationDetector: Sendable {
     settleTimeFast = p.settleTimeFast
     steadyRadiansPerSecond = p.steadyRate * degrees
     sinSettled2 = square(sin(p.settledAngle * degrees))
+    sinTurn2 = square(sin(min(p.turnAngle, 90) * degrees))
     freshGap =
       OrientationDetector.freshGapFactor * max(p.filterTimeConstant, p.settleTimeFast, 0.001)
   }
@@ -443,14 +388,20 @@ public struct OrientationDetector: Sendable {
     }
     // The signed lead of the filtered angle over the reference's: a deliberate turn leads by
     // turnAngle one way; a leg or an arm swinging the device leads both ways within a stride.
-    let lead = wrapRadians(atan2(u, v) - atan2(reference.x, -reference.y))
+    // No trigonometry per sample: the sign of the 2D cross product is the lead's direction,
+    // a positive dot product keeps it within 90 degrees, and the cross product against
+    // sin(turnAngle) x both lengths compares its size.
+    let ru = reference.x
+    let rv = -reference.y
+    let cross = rv * u - ru * v
+    let dot = u * ru + v * rv
+    let big = cross * cross >= sinTurn2 * (u * u + v * v) * (ru * ru + rv * rv)
     let hold = parameters.motionHold
     let moving = t - lastMotionTime < hold
     let impact = t - lastImpactTime < hold
     // A lead beyond 90 degrees is no swing: the reference half way through a quick 180 degree
     // turn averages opposite directions, and its angle means nothing.
-    let sign =
-      abs(lead) > Double.pi / 2 ? 0 : (lead >= turnRadians ? 1 : (lead <= -turnRadians ? -1 : 0))
+    let sign = dot <= 0 || !big ? 0 : (cross > 0 ? 1 : -1)
     if sign != 0 && sign != leadSign {
       if leadSign != 0 {
         reversal3 = reversal2

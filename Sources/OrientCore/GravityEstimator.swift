@@ -153,7 +153,8 @@ public struct GravityEstimator: Sendable, Equatable {
       filteredM2 = m2
       filtered = Vector3(x, y, z)
     } else {
-      if dt != cachedDt {
+      // Sample times jitter in their last bits: recompute only for a different period.
+      if abs(dt - cachedDt) > 1e-6 * dt {
         cachedDt = dt
         cachedAlpha = 1 - exp(-dt / GravityEstimator.tremorTimeConstant)
       }
