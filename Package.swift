@@ -13,6 +13,7 @@ let package = Package(
     .executable(name: "orientd-rotate", targets: ["orientd-rotate"]),
     .executable(name: "orientcam", targets: ["orientcam"]),
     .executable(name: "orient-bench", targets: ["orient-bench"]),
+    .executable(name: "orientd-face", targets: ["orientd-face"]),
   ],
   targets: [
     // C libraries from Debian, wrapped with their exact pkg-config names.
@@ -32,6 +33,14 @@ let package = Package(
     .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: apt("libdrm-dev")),
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
+    // orientd-face: dlib's frontal face detector (libdlib-dev, pkg-config dlib-1) behind a C
+    // API (C++17). Optimised even in debug builds: dlib's HOG scan at -O0 is ~10x slower.
+    // Linked only into orientd-face, never into the daemon (docs/face.md).
+    .target(
+      name: "CFaceDetect",
+      cxxSettings: [.unsafeFlags(["-O2", "-std=c++17"])],
+      // dlib's headers call LAPACK and BLAS from the code they instantiate here (dlib-1.pc).
+      linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas")]),
 
     // Pure Swift text formats: the INI configuration file, locale-free decimals, trimming,
     // substring search (without _StringProcessing: docs/benchmark.md "Memory").
@@ -60,6 +69,10 @@ let package = Package(
 
     // Overlay controls: file format, layout per orientation, rendering (pure).
     .target(name: "Overlay", dependencies: ["JSON", "OrientCore", "Imaging"]),
+    // Face finding for orientd-face: grayscale pictures, dlib's detector, the four quarter
+    // turns, image files.
+    .target(
+      name: "FaceDetection", dependencies: ["CFaceDetect", "Imaging", "JPEGKit", "OrientCore"]),
     // Session wrappers: libevdev key devices (grab, uinput re-emission) and the SDL2 preview.
     .target(name: "EvdevKit", dependencies: ["CEvdev", "CLinuxShims", "SystemKit", "OrientLog"]),
     .target(name: "PreviewKit", dependencies: ["CSDL2", "Imaging", "Overlay"]),
@@ -111,7 +124,7 @@ let package = Package(
       name: "orientd",
       dependencies: [
         "OrientCore", "TextFormats", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery",
-        "Accelerometer", "DBusKit", "OrientClient", "OrientDaemon",
+        "Accelerometer", "DBusKit", "OrientClient", "OrientDaemon", "FaceClient",
       ]),
     // orientd rotate, exec'd by orientd: its own program so the root daemon maps no X11/xcb
     // library. Installed in PREFIX/libexec/orientd (Debian package orientd-rotate).
@@ -120,6 +133,20 @@ let package = Package(
       dependencies: [
         "OrientCore", "OrientLog", "SystemKit", "JSON", "DeviceDiscovery", "DBusKit",
         "OrientClient", "ScreenRotation", "X11Rotation", "DRMKit",
+      ]),
+    // Asks orientd-face about a proposed rotation on an event loop, with a hard timeout (the
+    // client side of the face resolver; `orientd replay --face-camera`, later the daemon).
+    .target(
+      name: "FaceClient",
+      dependencies: ["OrientCore", "SystemKit", "OrientLog", "JSON", "CLinuxShims"]),
+    // orientd-face: finds which way a face's head points (detect), and answers the daemon's
+    // face resolver from the front camera (resolve). Its own program: the daemon never links
+    // a face detector or opens a camera (Debian package orientd-face).
+    .executableTarget(
+      name: "orientd-face",
+      dependencies: [
+        "FaceDetection", "Capture", "V4L2Kit", "Imaging", "JPEGKit", "OrientCore", "JSON",
+        "SystemKit", "OrientLog",
       ]),
     // Compares libiio with orientd's pread path on the same (emulated) accelerometer.
     .executableTarget(
@@ -210,6 +237,14 @@ let package = Package(
       dependencies: [
         "Capture", "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "JSON", "OrientLog",
         "TestSupport", "SystemKit", "orientcam",
+      ]),
+    // orientd-face on real photographs from Debian packages, the resolver with a file
+    // camera, the pure face geometry and resolver, the client's hard timeout.
+    .testTarget(
+      name: "FaceTests",
+      dependencies: [
+        "orientd-face", "FaceDetection", "FaceClient", "OrientCore", "TextFormats", "Imaging",
+        "SystemKit", "OrientLog", "JSON", "TestSupport",
       ]),
     // orientcam's option parsers (Sources/orientcam/Options.swift), as OrientdTests for orientd.
     .testTarget(

@@ -24,7 +24,8 @@ _orientd() {
       _filedir conf
       return
       ;;
-    --duration | --settle | --output | --touch | --exec | --exec-before | --hold | --timeout)
+    --duration | --settle | --output | --touch | --exec | --exec-before | --hold | --timeout | \
+      --face-timeout | --suggest-timeout)
       return
       ;;
     --sensor)
@@ -42,6 +43,14 @@ _orientd() {
         COMPREPLY=($(compgen -W "hwdb config" -- "$cur"))
         return
       fi
+      ;;
+    --face-camera)
+      COMPREPLY=($(compgen -W "auto v4l2 $(printf 'v4l2:%s ' /dev/video* 2>/dev/null) file:" -- "$cur"))
+      return
+      ;;
+    --face-program)
+      _filedir
+      return
       ;;
     --backend)
       COMPREPLY=($(compgen -W "auto sway wlr-randr x11 none" -- "$cur"))
@@ -79,13 +88,14 @@ _orientd() {
     record) opts="--duration --raw --base --config --verbose --help" ;;
     rotate)
       opts="--output --backend --touch --touch-only --when --exec --exec-before --natural --settle
-        --once --force --json --session --verbose --lock --unlock --toggle-lock --lock-status --help"
+        --once --force --json --session --suggest --suggest-timeout --verbose --lock --unlock
+        --toggle-lock --lock-status --help"
       ;;
     calibrate)
       opts="--json --exact --write --revert --sensor --config --hold --timeout --hwdb-file --verbose --help"
       ;;
     replay)
-      opts="--json --tilt --config --set --help"
+      opts="--json --tilt --config --set --face-camera --face-timeout --face-program --help"
       if [[ $cur != -* ]]; then
         _filedir '@(csv|txt)'
         COMPREPLY+=($(compgen -W "-" -- "$cur"))

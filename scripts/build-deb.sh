@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Debian packages orientd, orientd-rotate and orientcam (debian/) with dpkg-buildpackage, after
+# Builds the Debian packages orientd, orientd-rotate, orientcam and orientd-face (debian/) with dpkg-buildpackage, after
 # installing their build dependencies (debian/control's Build-Depends, read by
 # dpkg-checkbuilddeps: apt is not touched when nothing is missing) and lintian, then runs lintian
 # on the result. Swift is not a Debian package: the Swift toolchain on PATH builds them
@@ -48,6 +48,7 @@ arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 for f in ../orientd_"${version}"_"$arch".{changes,buildinfo} \
   ../orientd_"${version}"_"$arch".deb ../orientcam_"${version}"_"$arch".deb \
   ../orientd-rotate_"${version}"_"$arch".deb ../orientd-rotate-dbgsym_"${version}"_"$arch".deb \
+  ../orientd-face_"${version}"_"$arch".deb ../orientd-face-dbgsym_"${version}"_"$arch".deb \
   ../orientd-dbgsym_"${version}"_"$arch".deb ../orientcam-dbgsym_"${version}"_"$arch".deb; do
   [ -e "$f" ] && mv "$f" "$out/"
 done

@@ -4,11 +4,11 @@
 # Debian 12) and a function order (link/orientd.order) that puts the code orientd runs next to
 # each other. Both cut the pages the daemon keeps resident: see docs/benchmark.md "Memory".
 #
-#   scripts/build-release.sh [PRODUCT...]     (default: orientd orientd-rotate orientcam)
+#   scripts/build-release.sh [PRODUCT...]     (default: orientd orientd-rotate orientcam orientd-face)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 products=("$@")
-[ ${#products[@]} -gt 0 ] || products=(orientd orientd-rotate orientcam)
+[ ${#products[@]} -gt 0 ] || products=(orientd orientd-rotate orientcam orientd-face)
 for product in "${products[@]}"; do
   # Identical code folding and section garbage collection drop duplicate generic
   # specialisations and unreferenced functions (orientd: 4.9 -> 4.7 MiB of its executable

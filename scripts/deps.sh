@@ -17,6 +17,7 @@ BUILD_PKGS=(
   libsdl2-dev       # CSDL2: live preview window
   libx11-dev libxrandr-dev libxi-dev  # CX11/CXRandR/CXInput: orientd rotate on X11
   libdrm-dev        # CDRM: orientd rotate reads the panel's DRM "panel orientation"
+  libdlib-dev       # CFaceDetect: orientd-face's face detector (dlib's frontal HOG detector)
 )
 # Tests and demo: real parts instead of mocks.
 TEST_PKGS=(
@@ -45,6 +46,9 @@ TEST_PKGS=(
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
   libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does
   polkitd              # PolkitTests: the real verdicts on net.hadess.SensorProxy claims (private bus)
+  python3-dbusmock python3-psutil  # iio-sensor-proxy 3.9.0's own integration tests (Tests/Upstream)
+  python3-skimage python-matplotlib-data  # FaceTests: public-domain photographs (astronaut, Grace Hopper, no-face pictures, LFW crops)
+  python3-pil          # FaceTests: turns the photographs four ways (a tool that is not orientd's)
 )
 
 missing=()

@@ -47,7 +47,7 @@ COMPLETIONDIR=${COMPLETIONDIR:-$PREFIX/share/bash-completion/completions}
 if [ -z "${SKIP_BUILD:-}" ]; then
   scripts/deps.sh
   # Static Swift runtime, lld with packed relocations and the daemon's function order.
-  scripts/build-release.sh orientd orientd-rotate orientcam
+  scripts/build-release.sh orientd orientd-rotate orientcam orientd-face
 fi
 bin=${BUILD_DIR:-$(swift build -c release --show-bin-path)}
 [ -x "$bin/orientd" ] || { echo "install: $bin/orientd is missing; build first" >&2; exit 66; }
@@ -62,6 +62,8 @@ if [ -x "$bin/orientd-rotate" ]; then
   put 0755 "$bin/orientd-rotate" "$PREFIX/libexec/orientd/orientd-rotate"
 fi
 if [ -x "$bin/orientcam" ]; then put 0755 "$bin/orientcam" "$PREFIX/bin/orientcam"; fi
+# orientd-face: face-aware rotation's helper (dlib); orientd runs it per proposal, never links it.
+if [ -x "$bin/orientd-face" ]; then put 0755 "$bin/orientd-face" "$PREFIX/bin/orientd-face"; fi
 
 put 0644 dbus/orientd.conf "$DBUSPOLICYDIR/orientd.conf"
 # The claim action net.hadess.SensorProxy.claim-sensor (polkitd notices new files by itself).

@@ -36,8 +36,12 @@ extension DeviceFacts {
   /// The facts of an input-subsystem device: for an accelerometer (`isInputAccelerometer`),
   /// its name, udev matrix and location, and a scale per axis from the axis resolution, which
   /// the kernel's input ABS documentation defines as units per g for an accelerometer's main
-  /// axes (`inputDefaultUnitsPerG` when the driver leaves it 0). The node is opened for the
-  /// axis information only and closed again; other input devices get empty facts.
+  /// axes. When the driver leaves it 0: `inputDefaultUnitsPerG` (lis3lv02d's milli-g) if the
+  /// state read on opening is within half of that, otherwise that state's magnitude, the
+  /// device's own 1 g as it lies (iio-sensor-proxy's test device reports 256 per g; such a
+  /// device sends nothing while still, so orientd would otherwise never get a reading whose
+  /// magnitude it accepts). The node is opened for the axis information only and closed
+  /// again; other input devices get empty facts.
   static func gatherInput(_ device: UdevDevice) -> DeviceFacts {
     var facts = DeviceFacts(syspath: device.syspath, sysname: device.sysname)
     guard isInputAccelerometer(device), let node = device.devnode else { return facts }
@@ -47,13 +51,21 @@ extension DeviceFacts {
     facts.udevMountMatrix = device.property("ACCEL_MOUNT_MATRIX")
     facts.modalias = device.nearestProperty("MODALIAS")?.value
     guard let input = try? InputDevice(path: node) else { return facts }
+    let infos = InputSampler.axes.compactMap { input.absoluteAxis($0) }
+    guard infos.count == 3 else { return facts }
+    let atRest = infos.map { Double($0.value) * Double($0.value) }.reduce(0, +).squareRoot()
+    let assumed = Double(inputDefaultUnitsPerG)
+    let ownG = abs(atRest - assumed) > assumed / 2 && atRest > 0
     var scales: [SysfsText] = []
-    for (axis, code) in zip(["x", "y", "z"], InputSampler.axes) {
-      guard let info = input.absoluteAxis(code) else { return facts }
-      let units = info.resolution > 0 ? Int(info.resolution) : inputDefaultUnitsPerG
-      let source =
-        info.resolution > 0 ? "abs_\(axis)_resolution" : "abs_\(axis)_resolution_unset_milli_g"
-      scales.append(SysfsText(source, "\(9.80665 / Double(units))"))
+    for (axis, info) in zip(["x", "y", "z"], infos) {
+      if info.resolution > 0 {
+        scales.append(SysfsText("abs_\(axis)_resolution", "\(9.80665 / Double(info.resolution))"))
+      } else if ownG {
+        scales.append(
+          SysfsText("abs_\(axis)_resolution_unset_state_at_rest", "\(9.80665 / atRest)"))
+      } else {
+        scales.append(SysfsText("abs_\(axis)_resolution_unset_milli_g", "\(9.80665 / assumed)"))
+      }
     }
     facts.scale = scales
     facts.isInputAccelerometer = true

@@ -40,6 +40,8 @@ public struct CaptureError: Error, Equatable, Sendable, CustomStringConvertible 
   public var kind: Kind
   /// What went wrong, where, and what to do.
   public var message: String
+  /// Whether another program holds the camera (`EBUSY`): orientd-face answers `unknown` then.
+  public var cameraBusy = false
 
   /// Creates an error.
   public init(_ kind: Kind, _ message: String) {
@@ -61,6 +63,7 @@ public struct CaptureError: Error, Equatable, Sendable, CustomStringConvertible 
       case .io: .ioError
       }
     self.init(kind, error.description)
+    cameraBusy = error.kind == .busy
   }
 
   /// Wraps a JPEG error about `what` (a file name or frame label).

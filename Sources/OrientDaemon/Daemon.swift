@@ -531,8 +531,12 @@ public final class OrientDaemon {
         "\(active?.sysname ?? "accelerometer"): "
           + detector.gravityEstimator.scaleAdvice(scale: scale ?? nil))
     }
-    guard let update else { return }
+    let proxyTilt =
+      detector.hasReading ? Tilt.sensorProxy(gravity: detector.gravity) : published.sensorProxyTilt
+    guard update != nil || proxyTilt != published.sensorProxyTilt else { return }
     var next = published
+    next.sensorProxyTilt = proxyTilt
+    guard let update else { return publish(next) }
     // Undefined only while flat since the start: then the last orientation stays published.
     next.orientation = effectiveOrientation(update.orientation)
     next.tilt = update.tilt

@@ -164,7 +164,7 @@ public enum SensorProxyProperty: String, PublishedProperty {
   /// `s`; sent whenever `HasAccelerometer` is (iio-sensor-proxy's clients expect both in one
   /// signal).
   case accelerometerOrientation = "AccelerometerOrientation"
-  /// `s`.
+  /// `s`: iio-sensor-proxy's tilt of the same gravity (`Tilt.sensorProxy`), not orientd's.
   case accelerometerTilt = "AccelerometerTilt"
   /// `b`. Its changes are broadcast.
   case hasAmbientLight = "HasAmbientLight"
@@ -204,7 +204,7 @@ public enum SensorProxyProperty: String, PublishedProperty {
     switch self {
     case .hasAccelerometer: .boolean(state.hasAccelerometer)
     case .accelerometerOrientation: .string(state.orientation.rawValue)
-    case .accelerometerTilt: .string(state.tilt.rawValue)
+    case .accelerometerTilt: .string(state.sensorProxyTilt.rawValue)
     case .hasAmbientLight: .boolean(state.ambient.hasLight)
     case .lightLevelUnit: .string(state.ambient.lightUnit.rawValue)
     case .lightLevel: .double(state.ambient.lightLevel)

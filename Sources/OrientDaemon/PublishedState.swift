@@ -11,6 +11,8 @@ public struct PublishedState: Equatable, Sendable {
   public var orientation: Orientation = .undefined
   /// The tilt.
   public var tilt: Tilt = .undefined
+  /// `AccelerometerTilt`: the same gravity by iio-sensor-proxy's rule (`Tilt.sensorProxy`).
+  public var sensorProxyTilt: Tilt = .undefined
   /// The `Sensor` property (empty with no sensor).
   public var sensor: [String: DBusValue] = [:]
   /// `org.orientd.Posture1`'s properties.

@@ -65,6 +65,10 @@ struct RotateOptions: Equatable {
   var json = false
   /// `--session`: the session bus.
   var session = false
+  /// `--suggest`: while locked, offer a turn as a desktop notification.
+  var suggest = false
+  /// `--suggest-timeout S`: how long an offer stays.
+  var suggestSeconds = 5.0
   /// `-v`.
   var verbose = false
 
@@ -72,7 +76,8 @@ struct RotateOptions: Equatable {
   static let usage = """
     usage: orientd rotate [--output NAME] [--backend B] [--touch NAME ...] [--when W]
                           [--exec CMD ...] [--exec-before CMD ...] [--natural O] [--settle MS]
-                          [--once] [--force] [--json] [--session] [-v]
+                          [--once] [--force] [--json] [--session] [--suggest]
+                          [--suggest-timeout S] [-v]
            orientd rotate --lock | --unlock | --toggle-lock | --lock-status
            orientd rotate --help | --version
 
@@ -99,6 +104,11 @@ struct RotateOptions: Equatable {
       --settle MS       after a turn, changes wait MS ms and only the last counts (500)
       --once            apply the current orientation once and exit
       --force           run even on GNOME or KDE
+      --suggest         while the rotation is locked, a turn of the device offers a desktop
+                        notification (org.freedesktop.Notifications on the session bus) with
+                        a Rotate action that turns the screen once; it goes away after
+                        --suggest-timeout S seconds (5), when the device turns back, or on
+                        unlock
       --lock, --unlock, --toggle-lock, --lock-status
                         change the rotation lock of the running orientd rotate (kept in
                         $XDG_STATE_HOME/orientd/rotation-lock); on unlock the current
@@ -187,6 +197,17 @@ struct RotateOptions: Equatable {
       case "--session":
         try ArgumentCursor.noValue(name, inline)
         options.session = true
+        daemonOnly.append(name)
+      case "--suggest":
+        try ArgumentCursor.noValue(name, inline)
+        options.suggest = true
+        daemonOnly.append(name)
+      case "--suggest-timeout":
+        let text = try cursor.value(for: name, inline: inline)
+        guard let seconds = Double(text), seconds >= 0.5, seconds <= 600 else {
+          throw UsageError("--suggest-timeout '\(text)': seconds, 0.5 to 600")
+        }
+        options.suggestSeconds = seconds
         daemonOnly.append(name)
       default:
         throw UsageError(

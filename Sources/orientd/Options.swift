@@ -46,6 +46,7 @@ struct Options: Equatable {
            orientd --list-sensors [--json] [--config FILE] [-v]
            orientd record [--duration S] [--raw] [--base] [--config FILE] [-v]
            orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
+                          [--face-camera SPEC] [--face-timeout MS] [--face-program PATH]
            orientd calibrate [--json] [--exact] [--write [hwdb|config]] [--revert]
                              [--sensor NAME] [--config FILE] [--hold S] [--timeout S]
                              [--hwdb-file PATH] [-v]
@@ -113,6 +114,16 @@ struct Options: Equatable {
       --config FILE     read detector parameters from the [detector] section of FILE
                         (the same format as /etc/orientd.conf)
       --set KEY=VALUE   override one detector parameter (repeatable; applied after --config)
+      --face-camera SPEC  face-aware rotation: ask orientd-face, with this camera (v4l2,
+                        v4l2:/dev/videoN, file:DIR of JPEG frames, auto), about each change
+                        (as [face] enabled = yes in --config does); the trace stands still
+                        while it answers. A veto keeps the orientation (JSON: a line with
+                        "kept":true and "proposed"); each line it decided has a "face" object
+                        (answer, reason, waited_ms); accept, unknown or no answer within the
+                        timeout commit the change. Camera uses are logged on stderr.
+      --face-timeout MS the longest wait for an answer (default 700, as [face] timeout)
+      --face-program PATH  the orientd-face program (default: beside orientd, then
+                        PREFIX/libexec/orientd)
 
     orientd calibrate finds the mount matrix of a sideways sensor: hold the device upright,
     then left edge up, then face up, confirming each pose with Enter or by holding still for
@@ -387,6 +398,21 @@ struct Options: Equatable {
         replay.tilt = true
       case "--config":
         replay.configPath = try cursor.value(for: name, inline: inline)
+      case "--face-camera":
+        let spec = try cursor.value(for: name, inline: inline)
+        guard FaceSettings.isCameraSpec(spec) else {
+          throw UsageError(
+            "--face-camera '\(spec)': auto, v4l2, v4l2:/dev/videoN, file:DIR or libcamera[:ID]")
+        }
+        replay.faceCamera = spec
+      case "--face-timeout":
+        let text = try cursor.value(for: name, inline: inline)
+        guard let ms = Int(text), (100...60_000).contains(ms) else {
+          throw UsageError("--face-timeout '\(text)': milliseconds, 100 to 60000")
+        }
+        replay.faceTimeoutMilliseconds = ms
+      case "--face-program":
+        replay.faceProgram = try cursor.value(for: name, inline: inline)
       case "--set":
         let assignment = try cursor.value(for: name, inline: inline)
         guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex
@@ -469,6 +495,12 @@ struct ReplayOptions: Equatable {
   var configPath: String?
   /// Parameter overrides, in order.
   var overrides: [Override] = []
+  /// `--face-camera SPEC`: run the face resolver with this camera.
+  var faceCamera: String?
+  /// `--face-timeout MS`.
+  var faceTimeoutMilliseconds: Int?
+  /// `--face-program PATH`.
+  var faceProgram: String?
 }
 
 extension String {

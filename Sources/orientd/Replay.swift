@@ -17,11 +17,22 @@ enum Replay {
   static func run(_ options: ReplayOptions) -> ExitStatus {
     let parameters: DetectorParameters
     let hingeParameters: HingeParameters
+    let faceSettings: FaceSettings
     switch loadParameters(options) {
-    case .success(let p): (parameters, hingeParameters) = p
+    case .success(let p): (parameters, hingeParameters, faceSettings) = p
     case .failure(let failure):
       complain(failure.message)
       return failure.status
+    }
+    // With [face] enabled or --face-camera, each change goes through the face resolver.
+    var face: ReplayFace?
+    if faceSettings.enabled {
+      switch ReplayFace.make(faceSettings, json: options.json, tilt: options.tilt) {
+      case .success(let made): face = made
+      case .failure(let failure):
+        complain(failure.message)
+        return failure.status
+      }
     }
 
     let input: FileDescriptor
@@ -87,6 +98,12 @@ enum Replay {
       else {
         continue
       }
+      if let face {
+        // The trace stands still while the camera is asked.
+        output.flush()
+        face.process(update, into: &output)
+        continue
+      }
       output.append(format(update, json: options.json, tilt: options.tilt))
     }
     output.flush()
@@ -95,7 +112,9 @@ enum Replay {
 
   /// One output line (with its newline) for a committed change; with `tilt`, CSV lines carry
   /// the tilt as a third field.
-  static func format(_ update: DetectorUpdate, json: Bool, tilt: Bool = false) -> String {
+  static func format(
+    _ update: DetectorUpdate, json: Bool, tilt: Bool = false, extra: [(String, JSONValue)] = []
+  ) -> String {
     guard json else {
       let suffix = tilt ? ",\(update.tilt)" : ""
       return "\(shortDecimal(update.time)),\(update.orientation)\(suffix)\n"
@@ -110,10 +129,10 @@ enum Replay {
       members.append(("rotation", .null))
     }
     members.append(("tilt", .string(update.tilt.rawValue)))
-    return JSONValue.object(members).encoded() + "\n"
+    return JSONValue.object(members + extra).encoded() + "\n"
   }
 
-  private struct Failure: Error {
+  struct Failure: Error {
     var message: String
     var status: ExitStatus
   }
@@ -121,10 +140,11 @@ enum Replay {
   /// Defaults, then `--config`, then each `--set`, then the cross-checks; hinge keys
   /// (`[posture]`, `--set hinge-axis=...`) go to the hinge tracker.
   private static func loadParameters(_ options: ReplayOptions) -> Result<
-    (DetectorParameters, HingeParameters), Failure
+    (DetectorParameters, HingeParameters, FaceSettings), Failure
   > {
     var parameters = DetectorParameters()
     var hinge = HingeParameters()
+    var face = FaceSettings()
     if let path = options.configPath {
       let bytes: [UInt8]
       do {
@@ -143,6 +163,7 @@ enum Replay {
           try parameters.apply(section: section, source: path)
         }
         hinge = try PostureSettings(config).hinge
+        face = try FaceSettings(config: config)
       } catch {
         return .failure(Failure(message: error.description, status: .dataError))
       }
@@ -162,7 +183,13 @@ enum Replay {
     } catch {
       return .failure(Failure(message: error.description, status: .usage))
     }
-    return .success((parameters, hinge))
+    if let camera = options.faceCamera {
+      face.enabled = true
+      face.camera = camera
+    }
+    if let ms = options.faceTimeoutMilliseconds { face.timeoutMilliseconds = ms }
+    if let program = options.faceProgram { face.program = program }
+    return .success((parameters, hinge, face))
   }
 
   private static func complain(_ message: String) {

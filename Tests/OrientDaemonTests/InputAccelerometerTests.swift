@@ -59,13 +59,16 @@ enum InputAccel {
   }
 
   /// `struct input_absinfo` (value, minimum, maximum, fuzz, flat, resolution), little-endian.
-  static func absinfo(value: Int32) -> String {
-    let fields: [Int32] = [value, -2300, 2300, 18, 18, 1000]
+  static func absinfo(value: Int32, resolution: Int32 = 1000) -> String {
+    let fields: [Int32] = [value, -2300, 2300, 18, 18, resolution]
     return hex(fields.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } })
   }
 
   /// The ioctls; the axes start upright: (0, -1000, 0) in the sensor's frame.
-  static var ioctls: String {
+  static var ioctls: String { ioctls() }
+
+  /// The ioctls with the axes' `resolution`, the device upright at `oneG` units.
+  static func ioctls(resolution: Int32 = 1000, oneG: Int32 = 1000) -> String {
     func zeros(_ n: Int) -> String { String(repeating: "00", count: n) }
     let name = Array("ST LIS3LV02DL Accelerometer".utf8) + [0]
     return [
@@ -82,9 +85,9 @@ enum InputAccel {
       "EVIOCGBIT(4) 8 \(zeros(8))",
       "EVIOCGBIT(21) 16 \(zeros(16))",
       "EVIOCGBIT(18) 8 \(zeros(8))",
-      "EVIOCGABS(0) 0 \(absinfo(value: 0))",
-      "EVIOCGABS(1) 0 \(absinfo(value: -1000))",
-      "EVIOCGABS(2) 0 \(absinfo(value: 0))",
+      "EVIOCGABS(0) 0 \(absinfo(value: 0, resolution: resolution))",
+      "EVIOCGABS(1) 0 \(absinfo(value: -oneG, resolution: resolution))",
+      "EVIOCGABS(2) 0 \(absinfo(value: 0, resolution: resolution))",
       "EVIOCGKEY(0) 96 \(zeros(96))",
       "EVIOCGLED(0) 8 \(zeros(8))",
       "EVIOCGSW(0) 8 \(zeros(8))",
@@ -131,10 +134,11 @@ enum InputAccel {
 @Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct InputAccelerometerTests {
   func files(
-    _ directory: TemporaryDirectory, events: String, record: String = InputAccel.record
+    _ directory: TemporaryDirectory, events: String, record: String = InputAccel.record,
+    ioctls: String = InputAccel.ioctls
   ) throws -> [String] {
     try writeFile(directory.file("input.umockdev"), record)
-    try writeFile(directory.file("input.ioctl"), InputAccel.ioctls)
+    try writeFile(directory.file("input.ioctl"), ioctls)
     try writeFile(directory.file("input.events"), events)
     return [
       "umockdev-run", "-d", directory.file("input.umockdev"),
@@ -162,6 +166,30 @@ struct InputAccelerometerTests {
     // 1 g = the resolution, 1000 units.
     let scale = sensor["scale"]?.arrayValue?.compactMap(\.numberValue) ?? []
     #expect(scale.count == 3 && scale.allSatisfy { abs($0 - 0.00980665) < 1e-9 }, "\(scale)")
+  }
+
+  /// A driver that leaves the resolution 0: milli-g (lis3lv02d's unit) when the state on
+  /// opening is about 1000 units, otherwise that state is the device's 1 g (iio-sensor-proxy's
+  /// test device: 256 units; a still device sends nothing, so a scale off by 4 would never
+  /// give an accepted reading).
+  @Test(arguments: [
+    (Int32(1000), "abs_x_resolution_unset_milli_g", 1000.0),
+    (256, "abs_x_resolution_unset_state_at_rest", 256),
+  ])
+  func anUnsetResolution(oneG: Int32, source: String, unitsPerG: Double) throws {
+    let directory = try TemporaryDirectory("input-scale")
+    let wrapper = try files(
+      directory, events: "", ioctls: InputAccel.ioctls(resolution: 0, oneG: oneG))
+    let result = try ChildProcess.run(
+      wrapper + [try Built.executable("orientd"), "--list-sensors", "--json"],
+      outputDirectory: directory.path, timeout: 30)
+    #expect(result.status == 0, "\(result.stderr)")
+    let sensor = try #require(try JSONValue(parsing: result.stdout)["sensors"]?.arrayValue?.first)
+    let scale = sensor["scale"]?.arrayValue?.compactMap(\.numberValue) ?? []
+    #expect(
+      scale.count == 3 && scale.allSatisfy { abs($0 - 9.80665 / unitsPerG) < 1e-9 },
+      "\(result.stdout)")
+    #expect(result.stdout.contains(source), "\(result.stdout)")
   }
 
   /// iio-sensor-proxy's udev type alone is enough; a game controller's motion sensor (USB or

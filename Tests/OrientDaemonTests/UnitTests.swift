@@ -68,7 +68,12 @@ import Testing
     old = new
     new.tilt = .faceUp
     #expect(announced(OrientdProperty.self, old, new) == ["Tilt"])
+    // AccelerometerTilt is iio-sensor-proxy's tilt (Tilt.sensorProxy), published apart.
+    #expect(announced(SensorProxyProperty.self, old, new).isEmpty)
+    old = new
+    new.sensorProxyTilt = .faceDown
     #expect(announced(SensorProxyProperty.self, old, new) == ["AccelerometerTilt"])
+    #expect(announced(OrientdProperty.self, old, new).isEmpty)
     #expect(announced(OrientdProperty.self, new, new).isEmpty)
 
     // The sensor goes away: everything but the tilt's absence is announced at once.

@@ -1,0 +1,169 @@
+import OrientCore
+import OrientLog
+import SystemKit
+
+/// What happened to one proposal, for the caller's output and log.
+public struct FaceDecision: Equatable, Sendable {
+  /// The orientation published after it.
+  public var orientation: Orientation
+  /// The accelerometer's proposal.
+  public var proposed: Orientation
+  /// Whether `orientation` changed (false: a veto kept it).
+  public var changed: Bool
+  /// The camera's answer: veto, accept, unknown, `timeout`, or `nil` when it was not asked.
+  public var answer: String?
+  /// Why, for the log.
+  public var reason: String
+  /// From the proposal to the decision, in milliseconds (0 when the camera was not asked).
+  public var waitedMilliseconds: Double
+}
+
+/// The face resolver on an event loop: `FaceResolver`'s decisions carried out with
+/// `FaceQuery`. One proposal at a time is asked; a newer one cancels it.
+///
+/// Used by `orientd replay --face-camera`; the daemon will hold one per display sensor, call
+/// `propose` where it now publishes a detector change, publish in `onDecision`, and follow
+/// `onCameraInUse` for its D-Bus property (docs/face.md).
+public final class FaceResolution {
+  /// The settings (`[face]`).
+  public let settings: FaceSettings
+  /// The orientd-face program.
+  public let program: String
+  private let loop: EventLoop
+  private let logger: Logger
+  private var resolver: FaceResolver
+  private var query: FaceQuery?
+  private var policy: () -> FaceCameraPolicy.Decision
+  /// Called with every decision: publish `orientation` when `changed`.
+  public var onDecision: (FaceDecision) -> Void = { _ in }
+  /// Called when orientd-face starts or stops running for a proposal (an indicator).
+  public var onCameraInUse: (Bool) -> Void = { _ in }
+
+  /// Creates the resolver; `policy` is asked at each proposal whether the camera may be used.
+  public init(
+    settings: FaceSettings, program: String, loop: EventLoop, logger: Logger,
+    published: Orientation = .undefined,
+    policy: @escaping () -> FaceCameraPolicy.Decision = { .allowed }
+  ) {
+    self.settings = settings
+    self.program = program
+    self.loop = loop
+    self.logger = logger
+    self.policy = policy
+    resolver = FaceResolver(
+      timeout: Double(settings.timeoutMilliseconds) / 1000, published: published)
+  }
+
+  /// The orientation published.
+  public var published: Orientation { resolver.published }
+  /// Whether the camera is being asked.
+  public var isAsking: Bool { resolver.pending != nil }
+
+  /// The accelerometer's detector committed `orientation`.
+  public func propose(_ orientation: Orientation) {
+    let camera =
+      orientation == resolver.published || resolver.published == .undefined
+      ? .allowed : policy()
+    perform(resolver.propose(orientation, at: now(), camera: camera))
+  }
+
+  /// The arguments of `orientd-face resolve` for `request`.
+  public static func arguments(
+    program: String, settings: FaceSettings, request: FaceResolver.Request
+  ) -> [String] {
+    var arguments = [
+      program, "resolve", "--camera", settings.camera, "--current", request.current.rawValue,
+      "--proposed", request.proposed.rawValue, "--timeout", "\(settings.timeoutMilliseconds)",
+      "--frames", "\(settings.frames)",
+    ]
+    if let rotation = settings.sensorRotation {
+      arguments += ["--sensor-rotation", "\(rotation)"]
+    }
+    if !settings.mirror { arguments.append("--no-mirror") }
+    return arguments
+  }
+
+  private func now() -> Double { Double(Clock.monotonicNanoseconds()) / 1e9 }
+
+  private func perform(_ actions: [FaceResolver.Action]) {
+    for action in actions {
+      switch action {
+      case .ask(let request):
+        ask(request)
+      case .cancel(let id, let reason):
+        logger.info("face: question \(id) dropped: \(reason)")
+        stopQuery()
+      case .commit(let orientation, let reason):
+        let (proposed, answer, waited) = pendingFacts
+        decided(
+          FaceDecision(
+            orientation: orientation, proposed: proposed ?? orientation, changed: true,
+            answer: answer, reason: reason, waitedMilliseconds: waited))
+      case .keep(let orientation, let proposed, let reason):
+        decided(
+          FaceDecision(
+            orientation: orientation, proposed: proposed, changed: false, answer: "veto",
+            reason: reason, waitedMilliseconds: pendingFacts.waited))
+      }
+    }
+  }
+
+  /// The request being decided and how it was answered (set while its actions run).
+  private var pendingFacts: (proposed: Orientation?, answer: String?, waited: Double) = (
+    nil, nil, 0
+  )
+
+  private func decided(_ decision: FaceDecision) {
+    pendingFacts = (nil, nil, 0)
+    logger.notice(
+      decision.changed
+        ? "face: \(decision.orientation) committed (\(decision.reason))"
+        : "face: kept \(decision.orientation), not \(decision.proposed) (\(decision.reason))")
+    onDecision(decision)
+  }
+
+  private func ask(_ request: FaceResolver.Request) {
+    let arguments = FaceResolution.arguments(
+      program: program, settings: settings, request: request)
+    logger.info(
+      "face: asking the camera (\(settings.camera)) about \(request.current) -> "
+        + "\(request.proposed)")
+    do {
+      query = try FaceQuery(
+        arguments, timeout: .milliseconds(settings.timeoutMilliseconds), loop: loop
+      ) { [weak self] outcome in self?.finished(request, outcome) }
+      onCameraInUse(true)
+    } catch {
+      query = nil
+      pendingFacts = (request.proposed, "unknown", 0)
+      perform(
+        resolver.answer(
+          .unknown, reason: "cannot run \(program): \(error.reason)", for: request.id, at: now()))
+    }
+  }
+
+  private func finished(_ request: FaceResolver.Request, _ outcome: FaceQuery.Outcome) {
+    query = nil
+    onCameraInUse(false)
+    let at = now()
+    let waited = ((at - request.asked) * 10000).rounded() / 10
+    switch outcome {
+    case .answered(let reply):
+      pendingFacts = (request.proposed, reply.answer.rawValue, waited)
+      perform(resolver.answer(reply.answer, reason: reply.reason, for: request.id, at: at))
+    case .failed(let message):
+      pendingFacts = (request.proposed, "unknown", waited)
+      perform(resolver.answer(.unknown, reason: message, for: request.id, at: at))
+    case .timedOut:
+      pendingFacts = (request.proposed, "timeout", waited)
+      perform(resolver.timedOut(request.id, at: at))
+    }
+  }
+
+  private func stopQuery() {
+    guard let running = query else { return }
+    running.cancel()
+    query = nil
+    onCameraInUse(false)
+  }
+}
