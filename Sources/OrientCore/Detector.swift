@@ -108,11 +108,10 @@ public struct OrientationDetector: Sendable {
   /// band for the current candidate: it stays decisive if the hand pauses there.
   private var turnLatched = false
   /// The sign of the last lead of at least turnAngle (+1, -1; 0 before any) and when the
-  /// last three reversals of it happened: a swing back, forth and back again.
+  /// last two reversals of it happened: a swing one way, back, and that way again.
   private var leadSign = 0
   private var reversal1 = -Double.infinity
   private var reversal2 = -Double.infinity
-  private var reversal3 = -Double.infinity
   /// Whether the sample is within half a deliberate turn's speed (turnAngle per
   /// turnTimeConstant, halved) of the previous filtered vector: the hand has stopped.
   private var stopped = false
@@ -404,15 +403,16 @@ public struct OrientationDetector: Sendable {
     let sign = dot <= 0 || !big ? 0 : (cross > 0 ? 1 : -1)
     if sign != 0 && sign != leadSign {
       if leadSign != 0 {
-        reversal3 = reversal2
         reversal2 = reversal1
         reversal1 = t
       }
       leadSign = sign
     }
-    // Three reversals within two marginal hold times: back and forth and back (a leg or an
-    // arm swinging the device at a stride's pace), not one turn or an overshoot settling.
-    let repetitive = t - reversal3 < 2 * parameters.settleTimeSlow
+    // Two reversals within two marginal hold times: one way, back and that way again (a leg
+    // or an arm swinging the device at a stride's pace). One turn, or one turn whose
+    // overshoot settles back, reverses at most once. Not three: a pocket on a leg whose
+    // strides lengthen swings past the band at its second reversal, before a third.
+    let repetitive = t - reversal2 < 2 * parameters.settleTimeSlow
     if nearest == orientation {
       candidate = .undefined
       evidence = 0
@@ -594,15 +594,3 @@ public struct OrientationDetector: Sendable {
     return true
   }
 }
-
-/// `angle` wrapped into (-pi, pi].
-@inline(__always)
-private func wrapRadians(_ angle: Double) -> Double {
-  var a = angle
-  while a > Double.pi { a -= 2 * Double.pi }
-  while a <= -Double.pi { a += 2 * Double.pi }
-  return a
-}
-
-@inline(__always)
-private func square(_ x: Double) -> Double { x * x }

@@ -86,8 +86,8 @@ import TextFormats
     #expect(ours.holdTime > 5, "\(what): the oracle should find unambiguous holds")
     #expect(
       ours.wrongShare <= theirs.wrongShare,
-      "\(what): wrong orientation \(ours.wrongShare) of the hold time, "
-        + "android \(theirs.wrongShare)")
+      "\(what): wrong orientation \(ours.wrongShare) of the hold time, android \(theirs.wrongShare)"
+    )
     #expect(
       ours.flicker <= theirs.flicker,
       "\(what): \(ours.flickerLabels) against android's \(theirs.flickerLabels)")

@@ -1,0 +1,13 @@
+// Small numeric helpers of the detector.
+
+/// `angle` wrapped into (-pi, pi].
+@inline(__always)
+func wrapRadians(_ angle: Double) -> Double {
+  var a = angle
+  while a > Double.pi { a -= 2 * Double.pi }
+  while a <= -Double.pi { a += 2 * Double.pi }
+  return a
+}
+
+@inline(__always)
+func square(_ x: Double) -> Double { x * x }
