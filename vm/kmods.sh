@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the kernel modules of vm/kmods.table that Debian's kernel does not ship, out of tree,
-# for the test VM's kernel, and installs them into the VM's extracted kernel tree (the cache
-# vm/run.sh boots from) as lib/modules/<version>/updates/orientd-vm/NAME.ko, then runs depmod:
+# Builds the kernel modules of vm/kmods.table that Debian's kernel does not ship (and the test
+# harness's own, vm/kmod/), out of tree, for the test VM's kernel, and installs them into the
+# VM's extracted kernel tree (the cache vm/run.sh boots from) as
+# lib/modules/<version>/updates/orientd-vm/NAME.ko, then runs depmod:
 # the guest loads them with modprobe -d like the kernel's own modules, dependencies first.
 #
 # usage: vm/kmods.sh KERNEL_ROOT KERNEL_VERSION PACKAGE_VERSION NAME...
@@ -14,8 +15,9 @@
 #                    for with "# kmods: NAME...")
 #   --list           print the table's module names
 #
-# Idempotent and cached per kernel: a module whose row and kernel package are unchanged since it
-# was built is not looked at again (no apt, no network: a warm cache costs a few file reads).
+# Idempotent and cached per kernel: a module whose row, kernel package (and, for the project's own
+# modules, sources) are unchanged since it was built is not looked at again (no apt, no network:
+# a warm cache costs a few file reads).
 # What a cold build does, as root: installs linux-headers-KERNEL_VERSION (with -common and
 # linux-kbuild, and make, xz-utils) when missing, downloads linux-source-X.Y=PACKAGE_VERSION
 # (139 MB for 6.1), extracts only the rows' folders, runs the kernel's own kbuild
@@ -52,8 +54,17 @@ shift 3
 [ -d "$kroot/lib/modules/$kv" ] || die "no $kroot/lib/modules/$kv (an extracted kernel package?)"
 dest=$kroot/lib/modules/$kv/updates/orientd-vm
 
-# The key a built module is cached under: its row and the kernel package's version.
-key_of() { printf '%s %s\n' "$1" "$kver" | sha256sum | cut -c1-16; }
+project=$(cd "$here/.." && pwd)
+# The key a built module is cached under: its row, the kernel package's version and, for a module
+# of this project (folder vm/...), its sources.
+key_of() {
+  local folder
+  read -r _ folder _ <<<"$1"
+  {
+    printf '%s %s\n' "$1" "$kver"
+    case $folder in vm/*) find "$project/$folder" -type f -print0 | sort -z | xargs -0 cat ;; esac
+  } | sha256sum | cut -c1-16
+}
 todo=()
 for name; do
   row=$(row_of "$name") || die "no module '$name' in vm/kmods.table (vm/kmods.sh --list)"
@@ -71,7 +82,7 @@ done
 [ ${#still[@]} -gt 0 ] || exit 0
 todo=("${still[@]}")
 started=$(date +%s.%N)
-say "building ${todo[*]} for $kv (out of tree, Debian's linux-source $kver)"
+say "building ${todo[*]} for $kv (out of tree, against $kver's headers)"
 
 # ---- host packages: the kernel's headers and kbuild, make, xz ------------------------------------
 headers=linux-headers-$kv
@@ -94,28 +105,37 @@ fi
 kbuild=/usr/src/$headers
 [ -f "$kbuild/Makefile" ] || die "$headers is installed but $kbuild/Makefile is missing"
 
-# ---- the sources: only the rows' folders from linux-source's tarball -----------------------------
+# ---- the sources: the project's own folders, and only the rows' folders from linux-source --------
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-t0=$(date +%s.%N)
-(cd "$work" && apt-get download -q -o APT::Sandbox::User=root "$source_pkg=$kver" >/dev/null) ||
-  die "apt-get download $source_pkg=$kver failed (network? apt sources? apt-get update?)"
-deb=$(ls "$work"/*.deb)
+mkdir "$work/src"
 folders=()
 for name in "${todo[@]}"; do
   read -r _ folder _ also <<<"$(row_of "$name")"
+  case $folder in
+    vm/*)
+      mkdir -p "$work/src/$folder"
+      cp -r "$project/$folder/." "$work/src/$folder/"
+      continue
+      ;;
+  esac
   folders+=("$folder")
   if [ "$also" != - ]; then
     IFS=, read -r -a extra <<<"$also"
     folders+=("${extra[@]}")
   fi
 done
-mkdir "$work/src"
-dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$source_pkg.tar.xz" |
-  tar -xJ -C "$work/src" --strip-components=1 "${folders[@]/#/$source_pkg/}" ||
-  die "cannot extract ${folders[*]} from $source_pkg $kver"
-rm -f "$deb"
-say "$source_pkg $kver: downloaded and extracted ${folders[*]} in $(elapsed "$t0")s"
+if [ ${#folders[@]} -gt 0 ]; then
+  t0=$(date +%s.%N)
+  (cd "$work" && apt-get download -q -o APT::Sandbox::User=root "$source_pkg=$kver" >/dev/null) ||
+    die "apt-get download $source_pkg=$kver failed (network? apt sources? apt-get update?)"
+  deb=$(ls "$work"/*.deb)
+  dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$source_pkg.tar.xz" |
+    tar -xJ -C "$work/src" --strip-components=1 "${folders[@]/#/$source_pkg/}" ||
+    die "cannot extract ${folders[*]} from $source_pkg $kver"
+  rm -f "$deb"
+  say "$source_pkg $kver: downloaded and extracted ${folders[*]} in $(elapsed "$t0")s"
+fi
 
 # ---- build, check, install ------------------------------------------------------------------------
 # The kernel's vermagic, from one of its own modules: a module built against other headers would
@@ -145,7 +165,8 @@ for name in "${todo[@]}"; do
   [ "$built" = "$vermagic" ] || die "$name.ko has vermagic '$built', the kernel '$vermagic'"
   install -m 644 "$ko" "$dest/$name.ko"
   key_of "$row" >"$dest/$name.key"
-  say "$name: built in $(elapsed "$t0")s ($(modinfo -F depends "$ko" | tr , ' '))"
+  deps=$(modinfo -F depends "$ko" | tr , ' ')
+  say "$name: built in $(elapsed "$t0")s (depends on: ${deps:-nothing})"
 done
 # Modules of rows no longer in the table go.
 for ko in "$dest"/*.ko; do

@@ -33,8 +33,10 @@
 #                       project tree (default .build/deb)
 #   ORIENTD_VM_BIN      where orientd/orientcam were built (default: swift's debug bin path)
 #   ORIENTD_VM_MEM      guest memory in MiB (default 768)     ORIENTD_VM_SMP  vCPUs (default 2)
-#   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default 540, --systemd 600)
+#   ORIENTD_VM_TIMEOUT  seconds before the whole VM is killed (default: the selected tests'
+#                       limits added up, plus 180 s for the boot, 300 s with --systemd)
 #   ORIENTD_VM_QEMU     the QEMU binary (default qemu-system-x86_64)
+#   ORIENTD_VM_APPEND   more kernel command-line arguments (debugging: "loglevel=7 no_console_suspend")
 #   CI=true             never skip: a QEMU that cannot run is a failure, and so is a product check
 #                       that would be skipped (the test command builds the products first).
 #
@@ -147,9 +149,18 @@ else
 fi
 mem=${ORIENTD_VM_MEM:-768}
 smp=${ORIENTD_VM_SMP:-2}
-vm_timeout=${ORIENTD_VM_TIMEOUT:-540}
-# --systemd: a full boot, and apt-get reading dpkg's database (118k files) over 9p.
-[ $init = bash ] || vm_timeout=${ORIENTD_VM_TIMEOUT:-600}
+# The whole VM's limit: the guest enforces each test's own "# timeout:" (default 90), so a guest
+# that takes every test to its limit still finishes within their sum; the rest is the boot (with
+# --systemd a full boot, and apt-get reading dpkg's database over 9p) and the power-off. This
+# catches a guest that hangs outside a test; a test that hangs is the guest's to stop.
+test_limits=0
+for t in "${selected[@]}"; do
+  l=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$tests_dir"/[0-9][0-9]-"$t".sh | head -1)
+  test_limits=$((test_limits + ${l:-90}))
+done
+boot_allowance=180
+[ $init = bash ] || boot_allowance=300
+vm_timeout=${ORIENTD_VM_TIMEOUT:-$((boot_allowance + test_limits))}
 ci=false
 case ${CI:-} in true | 1 | yes) ci=true ;; esac
 
@@ -332,6 +343,12 @@ if [ "$(cat "$data/hwdb.key" 2>/dev/null)" != "$hwdb_key" ]; then
   say "hwdb: compiled $(du -k "$data/hwdb.bin" | cut -f1) KiB with the test entry"
 fi
 
+# ---- 3c. the guest's Python modules ---------------------------------------------------------------
+# The guest sees the project read-only, so Python would compile the emulators' modules (vm/guest/emu)
+# at every start under TCG; compiled here once (the guest runs this same python3).
+python3 -m compileall -q "$vmdir/guest/emu" >/dev/null 2>&1 ||
+  say "could not compile vm/guest/emu (the guest compiles it at each start)"
+
 # ---- 4. boot ------------------------------------------------------------------------------------
 rm -rf "$out"
 mkdir -p "$out"
@@ -368,6 +385,11 @@ kernel_args="i8042.nokbd i8042.noaux"
 # no_timer_check: on a busy host, TCG can miss the kernel's IO-APIC timer check at boot, which
 # then panics ("IO-APIC + timer doesn't work"); the check is meaningless for a virtual timer.
 kernel_args+=" no_timer_check"
+# hpet=disable: the CMOS RTC then raises its own alarm interrupt (IRQ 8), which orientd-vm-sleep
+# (vm/kmod/) arms to wake the guest from s2idle, as a laptop's chipset turns the alarm into a
+# wake event; with HPET, rtc-cmos emulates that interrupt with 64 Hz HPET ticks on IRQ 8, which
+# would wake it at once. The clock source is then acpi_pm (QEMU's TSC is marked unstable).
+kernel_args+=" hpet=disable"
 # systemd as PID 1 (--systemd): only what the tests need (guest/systemd/orientd-vm.target: basic
 # system, journald, udevd, the system bus, then the test runner), no status lines on the console.
 [ $init = bash ] || kernel_args+=" systemd.unit=orientd-vm.target systemd.show_status=false"
@@ -382,6 +404,8 @@ if [ $init = bash ]; then
   # rotate-x11's second output: QEMU without a display reports only the first one connected.
   kernel_args+=" video=Virtual-2:e"
 fi
+# ORIENTD_VM_APPEND: more kernel arguments, for debugging (e.g. "loglevel=7 no_console_suspend").
+kernel_args+=${ORIENTD_VM_APPEND:+ $ORIENTD_VM_APPEND}
 qemu=(timeout --kill-after=10 "$vm_timeout" "$qemu_bin"
   -accel tcg,thread=multi,tb-size=256 -cpu max -m "$mem" -smp "$smp"
   -nographic -nodefaults -no-reboot -no-user-config
