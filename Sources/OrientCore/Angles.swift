@@ -11,3 +11,9 @@ func wrapRadians(_ angle: Double) -> Double {
 
 @inline(__always)
 func square(_ x: Double) -> Double { x * x }
+
+/// Whether two orientations are a half turn apart.
+func areOpposite(_ a: Orientation, _ b: Orientation) -> Bool {
+  guard let x = a.clockwiseRotation, let y = b.clockwiseRotation else { return false }
+  return (x - y + 360) % 360 == 180
+}

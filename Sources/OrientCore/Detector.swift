@@ -108,10 +108,13 @@ public struct OrientationDetector: Sendable {
   /// band for the current candidate: it stays decisive if the hand pauses there.
   private var turnLatched = false
   /// The sign of the last lead of at least turnAngle (+1, -1; 0 before any) and when the
-  /// last two reversals of it happened: a swing one way, back, and that way again.
+  /// last two reversals of it happened (each within two marginal hold times of the lead
+  /// before): a swing one way, back, and that way again.
   private var leadSign = 0
   private var reversal1 = -Double.infinity
   private var reversal2 = -Double.infinity
+  /// The last sample with a lead of at least turnAngle.
+  private var leadTime = -Double.infinity
   /// Whether the sample is within half a deliberate turn's speed (turnAngle per
   /// turnTimeConstant, halved) of the previous filtered vector: the hand has stopped.
   private var stopped = false
@@ -401,18 +404,25 @@ public struct OrientationDetector: Sendable {
     // A lead beyond 90 degrees is no swing: the reference half way through a quick 180 degree
     // turn averages opposite directions, and its angle means nothing.
     let sign = dot <= 0 || !big ? 0 : (cross > 0 ? 1 : -1)
-    if sign != 0 && sign != leadSign {
-      if leadSign != 0 {
-        reversal2 = reversal1
-        reversal1 = t
+    let swingWindow = 2 * parameters.settleTimeSlow
+    if sign != 0 {
+      if sign != leadSign {
+        if leadSign != 0 && t - leadTime < swingWindow {
+          reversal2 = reversal1
+          reversal1 = t
+        } else {
+          // The last lead is long past: this one starts afresh, it reverses nothing.
+          reversal1 = -Double.infinity
+          reversal2 = -Double.infinity
+        }
+        leadSign = sign
       }
-      leadSign = sign
+      leadTime = t
     }
     // Two reversals within two marginal hold times: one way, back and that way again (a leg
-    // or an arm swinging the device at a stride's pace). One turn, or one turn whose
-    // overshoot settles back, reverses at most once. Not three: a pocket on a leg whose
-    // strides lengthen swings past the band at its second reversal, before a third.
-    let repetitive = t - reversal2 < 2 * parameters.settleTimeSlow
+    // or an arm swinging the device at a stride's pace); a turn, even one whose overshoot
+    // settles back, reverses once at most. A lengthening stride swings past the band early.
+    let repetitive = t - reversal2 < swingWindow
     if nearest == orientation {
       candidate = .undefined
       evidence = 0
@@ -423,7 +433,7 @@ public struct OrientationDetector: Sendable {
     // below 45 - hysteresis. The opposite orientation has no band (as in Android's listener):
     // the band keeps neighbours apart near their diagonal, and the sideways orientation
     // between two opposite ones still has its band on either side.
-    let opposite = isOpposite(nearest)
+    let opposite = areOpposite(orientation, nearest)
     let pastBand = opposite || minor < candidateTan * major
     guard pastBand || !decideNow else {
       candidate = .undefined
@@ -505,13 +515,6 @@ public struct OrientationDetector: Sendable {
     evidence += min(0.5, wait > 0 ? dt / wait : 1)
     if evidence >= 1 { return commit(nearest) }
     return false
-  }
-
-  private func isOpposite(_ other: Orientation) -> Bool {
-    guard let a = orientation.clockwiseRotation, let b = other.clockwiseRotation else {
-      return false
-    }
-    return (a - b + 360) % 360 == 180
   }
 
   /// How deep the angle is into the candidate's sector: 0 at the band's edge, 1 at (or beyond)
