@@ -13,6 +13,9 @@ let package = Package(
     .executable(name: "orientd-rotate", targets: ["orientd-rotate"]),
     .executable(name: "orientcam", targets: ["orientcam"]),
     .executable(name: "orient-bench", targets: ["orient-bench"]),
+    // orientcam's libcamera plugin, loaded with dlopen when a libcamera camera is asked for
+    // (LibcameraKit.LibcameraPlugin): programs start without loading libcamera.
+    .library(name: "orientcam-libcamera", type: .dynamic, targets: ["LibcameraBridge"]),
     .executable(name: "orientd-face", targets: ["orientd-face"]),
   ],
   targets: [
@@ -33,6 +36,15 @@ let package = Package(
     .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: apt("libdrm-dev")),
     // Macros and variadic functions Swift cannot see (ioctl, signal sets, VIDIOC_*, EVIOC*).
     .target(name: "CLinuxShims"),
+    // libcamera (C++17 only, no C API): its pkg-config flags feed LibcameraBridge, a small C++
+    // target with a C API (Swift's C++ interop cannot import CameraManager, Camera, Request, and
+    // Camera::requestCompleted needs a C++ slot), built as the plugin orientcam-libcamera. The
+    // API's header is a module of its own (CLibcameraAPI), which LibcameraKit imports without
+    // linking libcamera.
+    .systemLibrary(
+      name: "CLibcamera", pkgConfig: "libcamera", providers: apt("libcamera-dev")),
+    .systemLibrary(name: "CLibcameraAPI"),
+    .target(name: "LibcameraBridge", dependencies: ["CLibcamera", "CLibcameraAPI"]),
     // orientd-face: dlib's frontal face detector (libdlib-dev, pkg-config dlib-1) behind a C
     // API (C++17). Optimised even in debug builds: dlib's HOG scan at -O0 is ~10x slower.
     // Linked only into orientd-face, never into the daemon (docs/face.md).
@@ -60,11 +72,14 @@ let package = Package(
     // Camera companion: wrappers (TurboJPEG + libexif, V4L2 ioctls), then the composition.
     .target(name: "JPEGKit", dependencies: ["CTurboJPEG", "CExif", "Imaging"]),
     .target(name: "V4L2Kit", dependencies: ["CLinuxShims", "SystemKit", "Imaging"]),
+    // libcamera cameras (phones' ISPs, IPU3 laptops, UVC): manager, streaming, the orientation
+    // arithmetic (LibcameraOrientation, pure). Used by Capture's LibcameraSource.
+    .target(name: "LibcameraKit", dependencies: ["CLibcameraAPI", "Imaging", "SystemKit"]),
     .target(
       name: "Capture",
       dependencies: [
-        "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "TextFormats", "SystemKit", "OrientLog",
-        "JSON",
+        "Imaging", "JPEGKit", "V4L2Kit", "LibcameraKit", "OrientCore", "TextFormats", "SystemKit",
+        "OrientLog", "JSON",
       ]),
 
     // Overlay controls: file format, layout per orientation, rendering (pure).
@@ -223,6 +238,8 @@ let package = Package(
     .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
     .testTarget(
+      name: "LibcameraKitTests", dependencies: ["LibcameraKit", "CLibcameraAPI", "Imaging"]),
+    .testTarget(
       name: "OverlayTests", dependencies: ["Overlay", "Imaging", "JSON", "OrientCore"]),
     .testTarget(
       name: "SessionTests",
@@ -235,8 +252,8 @@ let package = Package(
     .testTarget(
       name: "CaptureTests",
       dependencies: [
-        "Capture", "Imaging", "JPEGKit", "V4L2Kit", "OrientCore", "JSON", "OrientLog",
-        "TestSupport", "SystemKit", "orientcam",
+        "Capture", "Imaging", "JPEGKit", "V4L2Kit", "LibcameraKit", "OrientCore", "JSON",
+        "OrientLog", "TestSupport", "SystemKit", "orientcam",
       ]),
     // orientd-face on real photographs from Debian packages, the resolver with a file
     // camera, the pure face geometry and resolver, the client's hard timeout.
@@ -251,5 +268,7 @@ let package = Package(
       name: "OrientcamTests",
       dependencies: ["orientcam", "Capture", "Session", "OrientCore", "V4L2Kit", "Imaging"]),
   ],
-  swiftLanguageModes: [.v6]
+  swiftLanguageModes: [.v6],
+  // LibcameraBridge: libcamera's headers are C++17.
+  cxxLanguageStandard: .cxx17
 )

@@ -15,10 +15,20 @@ _orientcam() {
 
   case $prev in
     --source)
+      if [[ $cur == libcamera:* ]]; then
+        # libcamera's camera ids (they may hold spaces): from orientcam list, which starts
+        # libcamera only now.
+        local ids
+        ids=$("${words[0]}" list --json 2>/dev/null | grep -o '"source":"libcamera:[^"]*"' |
+          sed 's/^"source":"//; s/"$//')
+        local IFS=$'\n'
+        COMPREPLY=($(compgen -W "$ids" -- "$cur"))
+        return
+      fi
       local cameras
       cameras=$(compgen -G '/dev/video*' | sed 's/^/v4l2:/')
-      COMPREPLY=($(compgen -W "v4l2 $cameras pattern $(printf 'pattern:%s ' $orientations) file:" -- "$cur"))
-      [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace
+      COMPREPLY=($(compgen -W "v4l2 $cameras libcamera libcamera: pattern $(printf 'pattern:%s ' $orientations) file:" -- "$cur"))
+      [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *: ]] && compopt -o nospace
       return
       ;;
     --orientation)

@@ -4,11 +4,13 @@
 # Debian 12) and a function order (link/orientd.order) that puts the code orientd runs next to
 # each other. Both cut the pages the daemon keeps resident: see docs/benchmark.md "Memory".
 #
-#   scripts/build-release.sh [PRODUCT...]     (default: orientd orientd-rotate orientcam orientd-face)
+#   scripts/build-release.sh [PRODUCT...]
+#       (default: orientd orientd-rotate orientcam orientcam-libcamera orientd-face;
+#       orientcam-libcamera is orientcam's libcamera plugin, liborientcam-libcamera.so)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 products=("$@")
-[ ${#products[@]} -gt 0 ] || products=(orientd orientd-rotate orientcam orientd-face)
+[ ${#products[@]} -gt 0 ] || products=(orientd orientd-rotate orientcam orientcam-libcamera orientd-face)
 for product in "${products[@]}"; do
   # Identical code folding and section garbage collection drop duplicate generic
   # specialisations and unreferenced functions (orientd: 4.9 -> 4.7 MiB of its executable
@@ -43,6 +45,20 @@ for product in "${products[@]}"; do
       -Xlinker --no-warn-symbol-ordering)
   fi
   swift build "${flags[@]}" 2>&1 | grep -v 'prohibited flag(s): -D_REENTRANT' | tail -n 1
+  if [ "$product" = orientcam-libcamera ]; then
+    # SwiftPM links every dynamic library product against the Swift runtime (swiftrt.o's image
+    # registration and libswiftCore.so), even one without Swift in it. An installed system has
+    # no libswiftCore.so (the executables carry the runtime statically), so dlopen would fail:
+    # the plugin is C++, linked again here from SwiftPM's object with only what it uses.
+    rel=$(swift build -c release --show-bin-path)
+    c++ -shared -o "$rel/liborientcam-libcamera.so" "$rel/LibcameraBridge.build/bridge.cpp.o" \
+      -Wl,--as-needed -Wl,-z,relro -Wl,-z,now -Wl,--build-id -Wl,--gc-sections \
+      $(pkg-config --libs libcamera)
+    if readelf -d "$rel/liborientcam-libcamera.so" | grep -q 'NEEDED.*libswift'; then
+      echo "build-release: liborientcam-libcamera.so still needs the Swift runtime" >&2
+      exit 1
+    fi
+  fi
   if [ "$product" = orientd ]; then
     # One String.contains("...") or firstRange(of:) anywhere in the daemon's modules links
     # _StringProcessing and _RegexParser back in (200 KiB resident; docs/benchmark.md

@@ -17,6 +17,8 @@ BUILD_PKGS=(
   libsdl2-dev       # CSDL2: live preview window
   libx11-dev libxrandr-dev libxi-dev  # CX11/CXRandR/CXInput: orientd rotate on X11
   libdrm-dev        # CDRM: orientd rotate reads the panel's DRM "panel orientation"
+  libcamera-dev     # CLibcamera/LibcameraBridge: orientcam's libcamera source (C++17, 0.0.3)
+  g++               # LibcameraBridge is C++: SwiftPM compiles it with clang, linked against libstdc++
   libdlib-dev       # CFaceDetect: orientd-face's face detector (dlib's frontal HOG detector)
 )
 # Tests and demo: real parts instead of mocks.
@@ -46,6 +48,8 @@ TEST_PKGS=(
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
   libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does
   polkitd              # PolkitTests: the real verdicts on net.hadess.SensorProxy claims (private bus)
+  libcamera-tools      # cam: the VM's orientcam-libcamera test takes a reference frame with libcamera's own tool
+  libcamera-ipa        # libcamera's IPA modules: its vimc pipeline (the VM) will not start a camera without one
   python3-dbusmock python3-psutil  # iio-sensor-proxy 3.9.0's own integration tests (Tests/Upstream)
   python3-skimage python-matplotlib-data  # FaceTests: public-domain photographs (astronaut, Grace Hopper, no-face pictures, LFW crops)
   python3-pil          # FaceTests: turns the photographs four ways (a tool that is not orientd's)

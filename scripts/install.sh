@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds release binaries (Swift runtime linked statically) and installs orientd, orientcam and
 # their system files where Debian expects them; orientd-rotate, the program `orientd rotate`
-# runs, goes to $PREFIX/libexec/orientd (orientd looks there, relative to its own directory).
+# runs, goes to $PREFIX/libexec/orientd (orientd looks there, relative to its own directory);
+# orientcam's libcamera plugin to $PREFIX/lib/orientcam (orientcam loads it from ../lib/orientcam
+# relative to its own directory when a libcamera camera is asked for).
 #
 #   sudo scripts/install.sh                              # into /usr, then reloads udev/dbus/systemd
 #   DESTDIR=/tmp/stage scripts/install.sh                # staged (packaging); nothing reloaded
@@ -47,7 +49,7 @@ COMPLETIONDIR=${COMPLETIONDIR:-$PREFIX/share/bash-completion/completions}
 if [ -z "${SKIP_BUILD:-}" ]; then
   scripts/deps.sh
   # Static Swift runtime, lld with packed relocations and the daemon's function order.
-  scripts/build-release.sh orientd orientd-rotate orientcam orientd-face
+  scripts/build-release.sh orientd orientd-rotate orientcam orientcam-libcamera orientd-face
 fi
 bin=${BUILD_DIR:-$(swift build -c release --show-bin-path)}
 [ -x "$bin/orientd" ] || { echo "install: $bin/orientd is missing; build first" >&2; exit 66; }
@@ -62,6 +64,9 @@ if [ -x "$bin/orientd-rotate" ]; then
   put 0755 "$bin/orientd-rotate" "$PREFIX/libexec/orientd/orientd-rotate"
 fi
 if [ -x "$bin/orientcam" ]; then put 0755 "$bin/orientcam" "$PREFIX/bin/orientcam"; fi
+if [ -f "$bin/liborientcam-libcamera.so" ]; then
+  put 0644 "$bin/liborientcam-libcamera.so" "$PREFIX/lib/orientcam/liborientcam-libcamera.so"
+fi
 # orientd-face: face-aware rotation's helper (dlib); orientd runs it per proposal, never links it.
 if [ -x "$bin/orientd-face" ]; then put 0755 "$bin/orientd-face" "$PREFIX/bin/orientd-face"; fi
 

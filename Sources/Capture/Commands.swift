@@ -64,6 +64,10 @@ public enum CaptureCommand {
       return try CameraSource(
         path: path, resolution: options.resolution, formats: options.formats,
         skip: options.skip ?? 3, minimum: options.minimumResolution, logger: logger)
+    case .libcamera(let id):
+      return try LibcameraSource(
+        id: id, resolution: options.resolution, formats: options.formats,
+        skip: options.skip ?? 3, minimum: options.minimumResolution, logger: logger)
     case .pattern(let held):
       let size = options.resolution ?? defaultPatternSize
       // The pattern is drawn in memory at full size (3 bytes a pixel, more for the encoder):
@@ -129,18 +133,19 @@ public enum CaptureCommand {
       throw CaptureError(
         .usage, "--count \(count) but \(source.name) has only \(remaining) file(s) left")
     }
-    var sensorRotation = options.sensorRotation ?? 0
-    if options.sensorRotation == nil, let reported = source.reportedSensorRotation {
-      sensorRotation = reported
+    let sensor = source.sensorCorrection(override: options.sensorRotation)
+    if options.sensorRotation == nil, sensor.origin != "none" {
       logger.debug(
-        "\(source.name): the driver reports a mounting correction of \(reported) degrees")
+        "\(source.name): \(sensor.origin) gives a mounting correction of \(sensor.rotation) "
+          + "degrees clockwise\(sensor.mirrored ? " after a mirror" : "")")
     }
     let processor = try PhotoProcessor(
       quality: options.quality, lossless: options.lossless, software: environment.software)
     let pipeline = PhotoPipeline(
       settings: PhotoSettings(
-        rotate: options.rotate, sensorRotation: sensorRotation, mirror: options.mirror,
-        template: options.output, overwrite: options.force),
+        rotate: options.rotate, sensorRotation: sensor.rotation, sensorMirrored: sensor.mirrored,
+        mirror: options.mirror || source.facesUser, template: options.output,
+        overwrite: options.force),
       processor: processor)
     var reports: [PhotoReport] = []
     for index in 0..<count {
@@ -167,13 +172,17 @@ public enum CaptureCommand {
 
 /// `orientcam list`.
 public enum ListCommand {
-  /// The cameras as text, one block each.
-  public static func text(_ cameras: [DeviceDescription]) -> String {
-    guard !cameras.isEmpty else {
-      return "no cameras found (no V4L2 capture device under /dev/video*)\n"
+  /// The cameras as text, one block each: the V4L2 devices (without the nodes libcamera
+  /// drives), then libcamera's cameras.
+  public static func text(
+    _ cameras: [DeviceDescription], libcamera: LibcameraListing = LibcameraListing()
+  ) -> String {
+    let v4l2 = cameras.filter { !libcamera.drivenNodes.contains($0.path) }
+    guard !v4l2.isEmpty || !libcamera.cameras.isEmpty else {
+      return "no cameras found (no V4L2 capture device under /dev/video*, none through libcamera)\n"
     }
     var out = ""
-    for camera in cameras {
+    for camera in v4l2 {
       let cap = camera.capability
       let position = camera.position.map { ", \($0.rawValue) camera" } ?? ""
       out += "\(camera.path): \(cap.card) (driver \(cap.driver), bus \(cap.busInfo))\(position)\n"
@@ -187,15 +196,20 @@ public enum ListCommand {
         out += "  \(format.fourCC) \(format.name)\(usable): \(format.sizes.summary)\n"
       }
     }
-    return out
+    return out + text(libcamera)
   }
 
-  /// The cameras as a JSON array.
-  public static func json(_ cameras: [DeviceDescription]) -> JSONValue {
-    .array(
-      cameras.map { camera in
+  /// The cameras as a JSON array: the V4L2 devices (without the nodes libcamera drives), then
+  /// libcamera's cameras; `source` is what `--source` takes for each.
+  public static func json(
+    _ cameras: [DeviceDescription], libcamera: LibcameraListing = LibcameraListing()
+  ) -> JSONValue {
+    let v4l2 = cameras.filter { !libcamera.drivenNodes.contains($0.path) }
+    return .array(
+      v4l2.map { camera in
         let cap = camera.capability
         return .object([
+          ("source", .string("v4l2:\(camera.path)")),
           ("device", .string(camera.path)),
           ("driver", .string(cap.driver)),
           ("card", .string(cap.card)),
@@ -225,7 +239,7 @@ public enum ListCommand {
               })
           ),
         ])
-      })
+      } + json(libcamera))
   }
 }
 

@@ -73,6 +73,24 @@ public enum FrameDelivery: Equatable, Sendable {
   case onDemand
 }
 
+/// The mounting correction for a source's frames: a mirror (rare: flips a libcamera pipeline
+/// left), then a clockwise turn.
+public struct SensorCorrection: Equatable, Sendable {
+  /// Degrees clockwise (0, 90, 180, 270).
+  public var rotation: Int
+  /// Mirror left-right before turning.
+  public var mirrored: Bool
+  /// Where it comes from, for messages (`--sensor-rotation`, `the driver`, `libcamera`).
+  public var origin: String
+
+  /// Creates a correction.
+  public init(rotation: Int, mirrored: Bool = false, origin: String) {
+    self.rotation = rotation
+    self.mirrored = mirrored
+    self.origin = origin
+  }
+}
+
 /// Where frames come from: a camera, the test pattern or JPEG files. A source stays open
 /// between frames, so a session can take many photos without reopening the device.
 public protocol FrameSource: AnyObject {
@@ -89,6 +107,13 @@ public protocol FrameSource: AnyObject {
   /// The mounting correction the device reports, in degrees clockwise (`nil`: none reported;
   /// `--sensor-rotation` or 0 applies).
   var reportedSensorRotation: Int? { get }
+  /// The mounting correction to apply to its frames: `override` (`--sensor-rotation`,
+  /// clockwise) instead of what the device reports. A libcamera source also takes what its
+  /// pipeline already did into account.
+  func sensorCorrection(override: Int?) -> SensorCorrection
+  /// Whether the system says the camera faces the user (libcamera's Location front): photos
+  /// are then taken as with `--mirror`.
+  var facesUser: Bool { get }
   /// The next frame.
   func nextFrame() throws(CaptureError) -> Frame
   /// The next frame if one is ready, without waiting (`nil`: none yet). On-demand sources
@@ -112,6 +137,16 @@ extension FrameSource {
   public var frameSize: (width: Int, height: Int)? { nil }
   /// None.
   public var reportedSensorRotation: Int? { nil }
+  /// `override`, else `reportedSensorRotation`, else none; never mirrored.
+  public func sensorCorrection(override: Int?) -> SensorCorrection {
+    if let override { return SensorCorrection(rotation: override, origin: "--sensor-rotation") }
+    if let reported = reportedSensorRotation {
+      return SensorCorrection(rotation: reported, origin: "the driver")
+    }
+    return SensorCorrection(rotation: 0, origin: "none")
+  }
+  /// Not known.
+  public var facesUser: Bool { false }
   /// Always ready: the next frame.
   public func frameIfReady() throws(CaptureError) -> Frame? { try nextFrame() }
   /// None.
@@ -129,12 +164,16 @@ public enum SourceSpec: Equatable, Sendable, CustomStringConvertible {
   case pattern(held: Orientation?)
   /// `file:PATH`, where PATH may be a glob (`file:shots/*.jpg`).
   case file(String)
+  /// `libcamera` (its first camera) or `libcamera:ID` (a camera's id as `orientcam list` shows
+  /// it, or its number N in that list, from 1).
+  case libcamera(id: String?)
 
   /// Parses a `--source` value.
   ///
   /// - Throws: `CaptureError.usage` with the accepted forms.
   public init(parsing text: String) throws(CaptureError) {
-    let usage = "--source takes v4l2[:/dev/videoN], pattern[:ORIENTATION] or file:PATH"
+    let usage =
+      "--source takes v4l2[:/dev/videoN], libcamera[:ID], pattern[:ORIENTATION] or file:PATH"
     if text == "v4l2" {
       self = .camera(path: nil)
     } else if text.hasPrefix("v4l2:") {
@@ -154,6 +193,10 @@ public enum SourceSpec: Equatable, Sendable, CustomStringConvertible {
       self = .pattern(held: o)
     } else if text.hasPrefix("file:"), text.count > 5 {
       self = .file(String(text.dropFirst(5)))
+    } else if text == "libcamera" {
+      self = .libcamera(id: nil)
+    } else if text.hasPrefix("libcamera:"), text.count > 10 {
+      self = .libcamera(id: String(text.dropFirst(10)))
     } else {
       throw CaptureError(.usage, "\(usage), not \"\(text)\"")
     }
@@ -165,6 +208,7 @@ public enum SourceSpec: Equatable, Sendable, CustomStringConvertible {
     case .camera(let path): return path.map { "v4l2:\($0)" } ?? "v4l2"
     case .pattern(let held): return held.map { "pattern:\($0.rawValue)" } ?? "pattern"
     case .file(let path): return "file:\(path)"
+    case .libcamera(let id): return id.map { "libcamera:\($0)" } ?? "libcamera"
     }
   }
 }

@@ -73,8 +73,10 @@ public struct PhotoReport: Sendable {
 public struct PhotoSettings: Sendable {
   /// `--rotate`.
   public var rotate: RotateMode
-  /// `--sensor-rotation` (clockwise degrees).
+  /// `--sensor-rotation` (clockwise degrees), or what the source reports.
   public var sensorRotation: Int
+  /// Frames come mirrored by the camera's pipeline (`FrameSource.sensorCorrection`).
+  public var sensorMirrored: Bool
   /// `--mirror`.
   public var mirror: Bool
   /// `-o`.
@@ -84,11 +86,12 @@ public struct PhotoSettings: Sendable {
 
   /// Creates settings.
   public init(
-    rotate: RotateMode = .both, sensorRotation: Int = 0, mirror: Bool = false,
-    template: OutputTemplate, overwrite: Bool = false
+    rotate: RotateMode = .both, sensorRotation: Int = 0, sensorMirrored: Bool = false,
+    mirror: Bool = false, template: OutputTemplate, overwrite: Bool = false
   ) {
     self.rotate = rotate
     self.sensorRotation = sensorRotation
+    self.sensorMirrored = sensorMirrored
     self.mirror = mirror
     self.template = template
     self.overwrite = overwrite
@@ -126,7 +129,7 @@ public final class PhotoPipeline {
   ) throws(CaptureError) -> PhotoReport {
     let plan = RotationPlan(
       orientation: orientation.orientation, sensorRotation: settings.sensorRotation,
-      mirror: settings.mirror, mode: settings.rotate)
+      sensorMirrored: settings.sensorMirrored, mirror: settings.mirror, mode: settings.rotate)
     let photo = try processor.process(
       frame, plan: plan, identity: frame.identity ?? source.identity)
     var notes = photo.notes

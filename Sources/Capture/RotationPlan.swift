@@ -32,7 +32,8 @@ public enum LosslessPolicy: String, Sendable, CaseIterable {
 /// other way along the same axis: for it the device turned counter-clockwise, it sees the scene
 /// turned clockwise by r, and the frame is turned counter-clockwise by r (left-up and right-up
 /// swap; normal and bottom-up are the same either way). Then comes the camera's mounting
-/// correction (`--sensor-rotation`, clockwise, in the frame's own terms), and for a front
+/// correction (`--sensor-rotation`, clockwise, in the frame's own terms; before it, a mirror a
+/// libcamera pipeline's sensor flips may have left, `sensorMirrored`), and for a front
 /// camera (`--mirror`) the upright picture is mirrored left-right, as the user saw it in the
 /// preview. A frame that already carries an Orientation tag (a replayed file) is first shown as
 /// its tag says.
@@ -41,6 +42,9 @@ public struct RotationPlan: Equatable, Sendable {
   public var orientation: Orientation
   /// The camera's mounting correction in degrees clockwise (0, 90, 180, 270).
   public var sensorRotation: Int
+  /// The frames come mirrored (flips a libcamera pipeline set on the sensor that are not a
+  /// turn; `LibcameraOrientation`): mirror them back before `sensorRotation`.
+  public var sensorMirrored: Bool
   /// A front camera (`--mirror`): turn the other way, and mirror the upright photo
   /// left-right.
   public var mirror: Bool
@@ -49,11 +53,12 @@ public struct RotationPlan: Equatable, Sendable {
 
   /// Creates a plan.
   public init(
-    orientation: Orientation, sensorRotation: Int = 0, mirror: Bool = false,
-    mode: RotateMode = .both
+    orientation: Orientation, sensorRotation: Int = 0, sensorMirrored: Bool = false,
+    mirror: Bool = false, mode: RotateMode = .both
   ) {
     self.orientation = orientation
     self.sensorRotation = sensorRotation
+    self.sensorMirrored = sensorMirrored
     self.mirror = mirror
     self.mode = mode
   }
@@ -67,7 +72,7 @@ public struct RotationPlan: Equatable, Sendable {
 
   /// The transform that makes a frame (as the camera delivered it) upright.
   public var correction: ImageTransform {
-    ImageTransform(quarterTurns: (deviceRotation + sensorRotation) / 90)
+    ImageTransform(quarterTurns: (deviceRotation + sensorRotation) / 90, mirrored: sensorMirrored)
       .then(mirror ? .mirror : .identity)
   }
 

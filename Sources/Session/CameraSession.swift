@@ -128,15 +128,17 @@ public final class CameraSession {
     try startOrientation()
     if let endReason { return SessionSummary(reason: endReason, photos: 0, droppedShots: 0) }
     let source = try openSource()
-    let sensorRotation = options.capture.sensorRotation ?? source.reportedSensorRotation ?? 0
-    try makePipeline(sensorRotation: sensorRotation)
+    let sensor = source.sensorCorrection(override: options.capture.sensorRotation)
+    let mirror = options.capture.mirror || source.facesUser
+    try makePipeline(sensor: sensor, mirror: mirror)
     if !shots.isEmpty, source.delivery == .onDemand { scheduleShot() }
+    let sensorTurn = ImageTransform(quarterTurns: sensor.rotation / 90, mirrored: sensor.mirrored)
     let preview = PreviewController(
       overlay: overlay, label: overlayLabel,
       size: PreviewController.size(
         requested: options.previewSize.map { ($0.width, $0.height) }, frame: source.frameSize,
-        sensorRotation: sensorRotation),
-      sensorRotation: sensorRotation, mirror: options.capture.mirror, loop: loop, logger: logger)
+        sensorTurn: sensorTurn),
+      sensorTurn: sensorTurn, mirror: mirror, loop: loop, logger: logger)
     self.preview = preview
     try preview.layOut(for: reading.orientation)
     try grabKeys()
@@ -266,14 +268,14 @@ public final class CameraSession {
     return opened
   }
 
-  private func makePipeline(sensorRotation: Int) throws(CaptureError) {
+  private func makePipeline(sensor: SensorCorrection, mirror: Bool) throws(CaptureError) {
     let processor = try PhotoProcessor(
       quality: options.capture.quality, lossless: options.capture.lossless,
       software: environment.software)
     pipeline = PhotoPipeline(
       settings: PhotoSettings(
-        rotate: options.capture.rotate, sensorRotation: sensorRotation,
-        mirror: options.capture.mirror, template: options.capture.output,
+        rotate: options.capture.rotate, sensorRotation: sensor.rotation,
+        sensorMirrored: sensor.mirrored, mirror: mirror, template: options.capture.output,
         overwrite: options.capture.force),
       processor: processor)
   }

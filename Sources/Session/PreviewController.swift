@@ -36,12 +36,12 @@ final class PreviewController {
   /// The preview size: `requested`, or the source's frame turned by the mounting and scaled to
   /// fit 960x960 (at least 64 pixels a side; 1280x720 when the source does not know its size).
   static func size(
-    requested: (width: Int, height: Int)?, frame: (width: Int, height: Int)?, sensorRotation: Int
+    requested: (width: Int, height: Int)?, frame: (width: Int, height: Int)?,
+    sensorTurn: ImageTransform
   ) -> (width: Int, height: Int) {
     if let requested { return requested }
     let frame = frame ?? (1280, 720)
-    let turned = ImageTransform(quarterTurns: sensorRotation / 90).outputSize(
-      width: frame.width, height: frame.height)
+    let turned = sensorTurn.outputSize(width: frame.width, height: frame.height)
     let scale = min(1, 960 / Double(max(turned.width, turned.height)))
     return (
       max(64, Int((Double(turned.width) * scale).rounded())),
@@ -61,14 +61,13 @@ final class PreviewController {
 
   /// Creates the controller, with nothing on screen yet.
   init(
-    overlay: Overlay, label: String, size: (width: Int, height: Int), sensorRotation: Int,
+    overlay: Overlay, label: String, size: (width: Int, height: Int), sensorTurn: ImageTransform,
     mirror: Bool, loop: EventLoop, logger: Logger
   ) {
     self.overlay = overlay
     self.overlayLabel = label
     self.size = size
-    self.turn = ImageTransform(quarterTurns: sensorRotation / 90).then(
-      mirror ? .mirror : .identity)
+    self.turn = sensorTurn.then(mirror ? .mirror : .identity)
     self.loop = loop
     self.logger = logger
   }

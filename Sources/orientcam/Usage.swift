@@ -4,15 +4,17 @@ enum Usage {
   static let main = """
     usage: orientcam COMMAND [options]
 
-    Photos that come out upright however the device is held, from a V4L2 camera, the built-in
-    test pattern or JPEG files, turned from orientd's orientation, with correct EXIF.
+    Photos that come out upright however the device is held, from a V4L2 or libcamera camera,
+    the built-in test pattern or JPEG files, turned from orientd's orientation, with correct
+    EXIF.
 
     commands:
       capture    take photos (orientcam capture --help)
       session    keep the camera open: a photo per trigger (Enter, SIGUSR1, volume keys,
                  the preview's shutter button), live preview with overlay controls
       layout     lay out (and render) the overlay for an orientation and preview size
-      list       show the cameras: device, driver, card, formats, largest size, front/back
+      list       show the cameras, V4L2 and libcamera: device or id, formats, largest size,
+                 front/back, the sensor's mounting
       inspect    show a JPEG's size, EXIF Orientation and, for test-pattern photos, which way
                  the pattern is turned
 
@@ -29,12 +31,17 @@ enum Usage {
 
     source:
       --source v4l2[:/dev/videoN]   a camera (default: the first capture device)
+               libcamera[:ID]       a camera through libcamera (phones, ISPs, IPU3 laptops):
+                                    an id from orientcam list, or its number N from 1
+                                    (default: libcamera's first camera)
                pattern[:ORIENT]     the test pattern, as a camera in a device held as the
                                     capture believes (or held ORIENT)
                file:PATH            JPEG file(s) replayed as camera frames; PATH may be a glob
       --resolution WxH              frame size (default: the largest offered)
       --format F[,F...]             formats to accept, in order of preference (default:
-                                    mjpeg,jpeg,yuyv,nv12,rgb24,bgr24); sets the pattern's format
+                                    mjpeg,jpeg,yuyv,nv12,rgb24,bgr24); sets the pattern's format.
+                                    Named by their bytes in memory: through libcamera, rgb24 is
+                                    its BGR888 and bgr24 its RGB888
       --skip N                      warm-up frames to drop (default 3 for cameras, else 0)
       --count N                     photos to take (default 1; for file: every matched file)
       --min-resolution WxH          refuse, before streaming, a camera whose largest size is
@@ -47,9 +54,12 @@ enum Usage {
                                     malformed lines are skipped with a warning
       --orientation-fallback NAME   use NAME when orientd cannot be reached
       --sensor-rotation DEG         the camera's mounting correction, clockwise (default: the
-                                    driver's V4L2_CID_CAMERA_SENSOR_ROTATION, else 0)
+                                    driver's V4L2_CID_CAMERA_SENSOR_ROTATION or libcamera's
+                                    Rotation, else 0); with libcamera, what its pipeline already
+                                    turned or flipped is taken into account either way
       --mirror                      a front camera: turn the other way for left-up and right-up
-                                    and mirror the upright photo left-right
+                                    and mirror the upright photo left-right (libcamera cameras
+                                    whose Location is front are taken so without it)
 
     rotation and output:
       --rotate both|pixels|exif|none
@@ -79,7 +89,10 @@ enum Usage {
 
     Every V4L2 capture device with its driver, card name, bus, formats and sizes, the largest
     size, and front/back when the driver (V4L2_CID_CAMERA_ORIENTATION) or the firmware (ACPI
-    _PLD panel) says so.
+    _PLD panel) says so; then every libcamera camera (libcamera:ID) with its model, formats and
+    sizes, its Location (front/back/external) and Rotation. The V4L2 nodes libcamera drives are
+    shown under its camera, not listed again on their own. With --json each entry's `source`
+    is what --source takes.
     """
 
   /// `orientcam inspect --help`.

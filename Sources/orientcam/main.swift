@@ -81,12 +81,16 @@ case .help(let topic):
   }
 case .list(let json):
   let found = CameraDiscovery.cameras()
+  let libcamera = LibcameraListing.gather()
   let logger = Logger(label: "orientcam")
-  for failure in found.failures { logger.warning(failure.description) }
+  for failure in found.failures where !libcamera.drivenNodes.contains(failure.path) {
+    logger.warning(failure.description)
+  }
+  if let failure = libcamera.failure { logger.warning("libcamera: \(failure)") }
   if json {
-    say(OrientcamJSON.line(ListCommand.json(found.cameras)))
+    say(OrientcamJSON.line(ListCommand.json(found.cameras, libcamera: libcamera)))
   } else {
-    say(ListCommand.text(found.cameras))
+    say(ListCommand.text(found.cameras, libcamera: libcamera))
   }
 case .inspect(let paths, let json):
   var status = ExitStatus.success

@@ -618,7 +618,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
   /// tmpfs on /dev, so the host's cameras do not matter): a node that is not a V4L2 device
   /// (/dev/null's numbers, a regular file) is left out silently; a video4linux node with no
   /// driver behind it is reported on stderr with its path and reason; the list is empty, in
-  /// JSON and in text, and the exit status 0.
+  /// JSON and in text (libcamera, asked too, finds no camera here), and the exit status 0.
   @Test func listsWhatIsThere() throws {
     let dir = try TemporaryDirectory("list")
     let orientcam = try Built.executable("orientcam")
@@ -637,7 +637,8 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     #expect(result.stdout.contains("json 0\n"))
     #expect(
       result.stdout.contains(
-        "no cameras found (no V4L2 capture device under /dev/video*)\ntext 0\n"),
+        "no cameras found (no V4L2 capture device under /dev/video*, none through libcamera)\n"
+          + "text 0\n"),
       "\(result.stdout)")
     #expect(result.stdout.hasSuffix("[]\nempty 0\n"), "\(result.stdout)")
     let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning") }

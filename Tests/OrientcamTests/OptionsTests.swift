@@ -39,6 +39,13 @@ import V4L2Kit
     #expect(try SourceSpec(parsing: "pattern:left-up") == .pattern(held: .leftUp))
     #expect(try SourceSpec(parsing: "file:a/*.jpg") == .file("a/*.jpg"))
     #expect(try SourceSpec(parsing: "v4l2") == .camera(path: nil))
+    #expect(try SourceSpec(parsing: "libcamera") == .libcamera(id: nil))
+    // Ids hold slashes, spaces and colons; taken whole.
+    let id = "platform/vimc.0 Sensor B"
+    #expect(try SourceSpec(parsing: "libcamera:\(id)") == .libcamera(id: id))
+    #expect(try SourceSpec(parsing: "libcamera:2") == .libcamera(id: "2"))
+    #expect(SourceSpec.libcamera(id: id).description == "libcamera:\(id)")
+    #expect(SourceSpec.libcamera(id: nil).description == "libcamera")
   }
 
   @Test(arguments: [
@@ -46,6 +53,7 @@ import V4L2Kit
     ["--rotate", "sideways"], ["--lossless", "maybe"], ["--orientation", "up"],
     ["--orientation", "normal", "--orientation-from", "-"], ["--sensor-rotation", "45"],
     ["--source", "camera"], ["--source", "pattern:undefined"], ["--source", "v4l2:video0"],
+    ["--source", "libcamera:"], ["--source", "libcam"],
     ["--resolution", "big"], ["--format", "h264"], ["--mirror=yes"],
     ["--orientation", "normal", "--orientation-fallback", "normal"], ["-o", "{date}.jpg"],
     ["--source", "file:x.jpg", "--min-resolution", "10x10"],

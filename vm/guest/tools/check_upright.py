@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks that photos are the camera's frame turned the right way (stdlib + djpeg).
 
-usage: check_upright.py --reference FRAME --size WxH [--bars] [PHOTO=DEG ...]
+usage: check_upright.py --reference FRAME --size WxH [--bars | --vimc] [PHOTO=DEG ...]
 
 What "upright" means in the VM: vivid shows the same picture whatever the emulated device does,
 the picture a camera in a device held normally sees of an upright scene. A device held turned
@@ -12,9 +12,10 @@ photo must be the clockwise turn by DEG, unmirrored (its width and height those 
 swapped for 90 and 270), clearly closer to it than to any other, and carry no EXIF Orientation
 other than 1 (so that viewers do not turn it again).
 
-FRAME is the camera's frame as captured independently (v4l2-ctl), raw YUYV or NV12 by its
-extension (.yuyv, .nv12; size WxH) or a JPEG. PHOTO is a JPEG (decoded with djpeg) or a raw frame
-(.yuyv/.nv12, the reference's size). The comparison samples the frame on a 12x9 grid of 3x3
+FRAME is the camera's frame as captured independently (v4l2-ctl; libcamera's own cam for
+vimc), raw YUYV, NV12 or RGB by its extension (.yuyv, .nv12, .rgb: bytes R, G, B, libcamera's
+BGR888; size WxH) or a JPEG. PHOTO is a JPEG (decoded with djpeg) or a raw frame (.yuyv/.nv12/
+.rgb, the reference's size). The comparison samples the frame on a 12x9 grid of 3x3
 blocks and the photo at the same points carried through each of the eight transforms; the error
 is the mean absolute RGB difference (0-255).
 
@@ -24,6 +25,15 @@ top 60% of the frame (fill_percentage_of_frame=60) and one even colour below (vi
 part of the buffer unwritten: zero bytes, which YUV formats show as green). That picture has no
 symmetry: no turn or mirror maps it onto itself, so every transform is told apart (the bars'
 order fixes left and right, the filled part top and bottom).
+
+--vimc checks the reference against what vimc's sensor draws (through libcamera's vimc pipeline,
+which scales the sensor's picture up three times): the same 75% colour bars over the whole
+height, and its information text (4 lines of 8x16 characters, "white, yellow, cyan, ...",
+brightness, the sensor size and a running time) on a black box from (16, 16) on the sensor,
+running off its right edge. The bars' order fixes left and right; the box, dark in the upper
+part of the frame and absent from its lower part, top and bottom. So this picture too has no
+symmetry, and the photos are compared with it as above (the running time's digits are the only
+part that differs between frames, a few pixels of the grid at most).
 
 Prints one line per photo, "ok PHOTO: ..." or "FAIL PHOTO: ...", and exits 1 if any failed.
 """
@@ -105,6 +115,36 @@ def load_ppm(data):
     return Picture(width, height, pixel)
 
 
+def luma(rgb):
+    return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+
+
+def vimc_problems(picture):
+    """What differs from vimc's picture (seen through libcamera, 3x its sensor's size) upright."""
+    w, h = picture.width, picture.height
+    sw, sh = w // 3, h // 3  # the sensor's picture
+    problems = []
+    if sh < 100:
+        return ['%dx%d is too small for this check (the text must leave bars below it)' % (w, h)]
+    # Above the box (sensor rows 2..12) and below it (from sensor row 88): the bars alone.
+    for row in (7 * 3, (sh + 88) // 2 * 3):
+        seen = [classify(picture.rgb(int((i + 0.5) / 8 * w), row)) for i in range(8)]
+        if seen != BARS:
+            problems.append('bars at row %d read %s' % (row, ' '.join(seen)))
+    # The box: sensor x 24..88, y 24..72 dark (black with light letters); the same columns
+    # below the box: the white, yellow, cyan and green bars, bright.
+    def mean_luma(y0, y1):
+        values = [luma(picture.rgb(x * 3, y * 3))
+                  for y in range(y0, y1, 6) for x in range(24, 88, 4)]
+        return sum(values) / len(values)
+    box, below = mean_luma(24, 72), mean_luma(92, sh - 6)
+    if not box < 90:
+        problems.append('no dark text box at the top left (mean brightness %.0f)' % box)
+    if not below > 110:
+        problems.append('the bars under the text box are dark (mean brightness %.0f)' % below)
+    return problems
+
+
 def load(path, size):
     data = open(path, 'rb').read()
     if data[:2] == b'\xff\xd8':
@@ -119,6 +159,14 @@ def load(path, size):
         def pixel(x, y):
             i = 2 * (y * width + (x & ~1))
             return yuv_to_rgb(data[i + 2 * (x & 1)], data[i + 1], data[i + 3])
+    elif path.endswith('.rgb'):
+        if len(data) < width * height * 3:
+            raise ValueError('%s: %d bytes, a %dx%d RGB frame has %d'
+                             % (path, len(data), width, height, width * height * 3))
+
+        def pixel(x, y):
+            i = 3 * (y * width + x)
+            return data[i], data[i + 1], data[i + 2]
     elif path.endswith('.nv12'):
         if len(data) < width * height * 3 // 2:
             raise ValueError('%s: %d bytes, a %dx%d NV12 frame has %d'
@@ -128,7 +176,7 @@ def load(path, size):
             c = width * height + (y // 2) * width + (x & ~1)
             return yuv_to_rgb(data[y * width + x], data[c], data[c + 1])
     else:
-        raise ValueError('%s: not a JPEG, and not named .yuyv or .nv12' % path)
+        raise ValueError('%s: not a JPEG, and not named .yuyv, .nv12 or .rgb' % path)
     return Picture(width, height, pixel)
 
 
@@ -197,7 +245,7 @@ def errors(reference, samples, photo):
 def main():
     args = sys.argv[1:]
     reference_path = size = None
-    bars = False
+    bars = vimc = False
     photos = []
     while args:
         arg = args.pop(0)
@@ -207,6 +255,8 @@ def main():
             size = tuple(int(v) for v in args.pop(0).split('x'))
         elif arg == '--bars':
             bars = True
+        elif arg == '--vimc':
+            vimc = True
         elif '=' in arg and not arg.startswith('-'):
             path, _, degrees = arg.rpartition('=')
             photos.append((path, int(degrees)))
@@ -221,6 +271,12 @@ def main():
         print('%s %s: %dx%d, %s' % ('FAIL' if problems else 'ok', reference_path, reference.width,
                                    reference.height, '; '.join(problems) or
                                    "vivid's bars over the top 60%, one colour below: upright"))
+        failed = bool(problems)
+    if vimc:
+        problems = vimc_problems(reference)
+        print('%s %s: %dx%d, %s' % ('FAIL' if problems else 'ok', reference_path, reference.width,
+                                   reference.height, '; '.join(problems) or
+                                   "vimc's bars, its text box at the top left: upright"))
         failed = bool(problems)
     samples = [((x, y), reference.rgb(x, y)) for x, y in grid(reference.width, reference.height)]
     for path, degrees in photos:
