@@ -211,7 +211,9 @@ let package = Package(
     .testTarget(name: "OrientSimTests", dependencies: ["OrientSim", "OrientCore"]),
     .testTarget(
       name: "OrientdTests",
-      dependencies: ["orientd", "OrientCore", "TextFormats", "JSON", "SystemKit", "TestSupport"]),
+      dependencies: [
+        "orientd", "OrientCore", "OrientSim", "TextFormats", "JSON", "SystemKit", "TestSupport",
+      ]),
     .testTarget(
       name: "OrientdRotateTests",
       dependencies: ["orientd-rotate", "OrientCore", "SystemKit", "ScreenRotation", "DRMKit"]),

@@ -28,6 +28,7 @@ TEST_PKGS=(
   libumockdev-dev      # libumockdev for the hotplug test driver
   gir1.2-umockdev-1.0  # libumockdev from Python (hotplug driver)
   python3-gi
+  python3-pip python3-pandas  # scripts/recordings.py: fetch and read the real recordings
   iio-sensor-proxy     # monitor-sensor (compat client) and the daemon we compare against
   udev                 # systemd's 60-sensor.hwdb, udevadm
   systemd              # systemd-analyze security

@@ -9,11 +9,13 @@ import SystemKit
 // over them, prints the metrics side by side with pass/fail lines, and measures throughput.
 
 let usage = """
-  usage: orient-bench [--quick] [--json] [--seed N] [--profile NAME ...] [--scenario NAME ...]
+  usage: orient-bench [--quick] [--json] [--seed N] [--split tune|held-out|both]
+                      [--profile NAME ...] [--scenario NAME ...]
                       [--set KEY=VALUE ...] [--no-throughput] [--details]
                       [--adaptive] [--still-rate HZ] [--settle-time S] [--gyro]
          orient-bench trace SCENARIO [--profile NAME] [--seed N] [--quick] [--run N]
          orient-bench explain SCENARIO [--profile NAME] [--seed N] [--quick] [--run N] [--set ...]
+         orient-bench recordings [PATH ...] [--rate HZ ...] [--set ...] [--adaptive] [--json]
          orient-bench --help | --version
 
   Build in release mode for meaningful throughput: swift run -c release orient-bench
@@ -21,12 +23,16 @@ let usage = """
     --quick          one repetition of each scenario variant instead of four
     --json           print the results as one JSON document
     --seed N         seed of every random stream (default 1)
+    --split NAME     tune (the motion shapes and seeds to tune on), held-out (other shapes,
+                     seeds and wider ranges, and put-down-drift: what the docs report) or
+                     both (default; targets are checked on each)
     --profile NAME   only this sensor profile (repeatable): \(SensorProfile.all.map(\.name).joined(separator: ", "))
     --scenario NAME  only this scenario (repeatable)
     --set KEY=VALUE  override a detector parameter (see orientd --help) or a hinge one
                      ([posture] keys of orientd.conf(5))
     --no-throughput  skip the throughput measurement
-    --details        list the runs with missed rotations or spurious changes
+    --details        list the runs with missed rotations or spurious changes, and orientd's
+                     turns slower than Android's p95 (recordings: the oracle's turns)
     --adaptive       orientd reads as the daemon does with adaptive sampling: slowly while
                      still, at the full rate from the first reading that departs (the
                      baselines still see every sample); prints the share of samples read
@@ -41,7 +47,13 @@ let usage = """
   detector over the same run and prints, per sample, the true and filtered in-plane angles,
   the tilt and the committed orientation of all three detectors. Scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
 
-  exit status: 0 all targets pass; 1 a target fails; 64 usage error.
+  recordings scores the three detectors on real recordings (t,x,y,z traces, the files given or
+  every *.csv of a directory; by default the cache scripts/recordings.py fills:
+  $ORIENTD_RECORDINGS, /var/cache/orientd-recordings, .build/recordings) against an oracle that
+  sees the whole trace; each recording at its own rate and decimated to every --rate (default
+  25 and 12.5). See docs/detector.md, "Real recordings".
+
+  exit status: 0 all targets pass; 1 a target fails; 64 usage error; 69 no recordings found.
   """
 
 struct BenchOptions {
@@ -59,6 +71,10 @@ struct BenchOptions {
   var run = 0
   var adaptive: AdaptiveSampling.Parameters?
   var gyro = false
+  var splits: [Split] = []
+  var recordings = false
+  var recordingPaths: [String] = []
+  var recordingRates: [Double] = []
 }
 
 func fail(_ message: String) -> Never {
@@ -81,6 +97,9 @@ func parseOptions(_ arguments: [String]) -> BenchOptions {
     }
     options.traceScenario = scenario
     index = 2
+  } else if arguments.first == "recordings" {
+    options.recordings = true
+    index = 1
   }
   while index < arguments.count {
     let argument = arguments[index]
@@ -109,6 +128,21 @@ func parseOptions(_ arguments: [String]) -> BenchOptions {
         adaptive.settleTime = number
       }
       options.adaptive = adaptive
+    case "--rate" where options.recordings:
+      let text = value(argument)
+      guard let rate = Double(text), rate > 0, rate <= 10_000 else {
+        fail("--rate needs a rate in Hz, got '\(text)'")
+      }
+      options.recordingRates.append(rate)
+    case "--split":
+      let name = value(argument)
+      if name == "both" {
+        options.splits = Split.allCases
+      } else if let split = Split(rawValue: name) {
+        options.splits.append(split)
+      } else {
+        fail("unknown split '\(name)'; known: tune, held-out, both")
+      }
     case "--seed":
       guard let seed = UInt64(value(argument)) else { fail("--seed needs a whole number") }
       options.seed = seed
@@ -144,9 +178,15 @@ func parseOptions(_ arguments: [String]) -> BenchOptions {
         fail("\(error)")
       }
     default:
-      fail("unknown argument '\(argument)'")
+      guard options.recordings, !argument.hasPrefix("-") else {
+        fail("unknown argument '\(argument)'")
+      }
+      options.recordingPaths.append(argument)
     }
     index += 1
+  }
+  if options.recordings && options.recordingRates.isEmpty {
+    options.recordingRates = [25, 12.5]
   }
   do {
     try options.parameters.validate(source: "--set")
@@ -170,7 +210,8 @@ func compact(_ value: Double, _ digits: Int) -> String {
 
 func writeTrace(_ options: BenchOptions, scenario: Scenario) {
   let profile = options.profiles.first ?? .fast
-  let benchmark = Benchmark(seed: options.seed, repetitions: options.quick ? 1 : 4)
+  let benchmark = Benchmark(
+    seed: options.seed, repetitions: options.quick ? 1 : 4, split: options.splits.first ?? .tune)
   let runs = benchmark.runs(scenario)
   guard options.run < runs.count else {
     fail("\(scenario.rawValue) has \(runs.count) runs; --run must be below that")
@@ -179,7 +220,8 @@ func writeTrace(_ options: BenchOptions, scenario: Scenario) {
   let samples = benchmark.samples(
     of: run, index: options.run, scenario: scenario, profile: profile)
   var out = "# orient-bench trace \(scenario.rawValue) --profile \(profile.name)"
-  out += " --seed \(options.seed)\(options.quick ? " --quick" : "") --run \(options.run):"
+  out += " --seed \(options.seed) --split \(benchmark.split.rawValue)"
+  out += "\(options.quick ? " --quick" : "") --run \(options.run):"
   out += " \(run.label)\n# \(profile.summary)\n"
   var previous: Keyframe?
   for key in run.script.keyframes {
@@ -219,7 +261,8 @@ func writeTrace(_ options: BenchOptions, scenario: Scenario) {
 
 func explain(_ options: BenchOptions, scenario: Scenario) {
   let profile = options.profiles.first ?? .fast
-  let benchmark = Benchmark(seed: options.seed, repetitions: options.quick ? 1 : 4)
+  let benchmark = Benchmark(
+    seed: options.seed, repetitions: options.quick ? 1 : 4, split: options.splits.first ?? .tune)
   let runs = benchmark.runs(scenario)
   guard options.run < runs.count else {
     fail("\(scenario.rawValue) has \(runs.count) runs; --run must be below that")
@@ -342,7 +385,7 @@ func cells(_ s: Score, scenario: Scenario?) -> String {
 
 func printTable(_ results: [Benchmark.ProfileResult]) {
   for result in results {
-    print("\n== \(result.profile.summary)")
+    print("\n== \(result.split.rawValue): \(result.profile.summary)")
     var header = pad("scenario", 18, right: false)
     var sub = pad("", 18, right: false)
     for name in Benchmark.detectors {
@@ -384,6 +427,15 @@ func printDetails(_ results: [Benchmark.ProfileResult]) {
             "  \(result.profile.name) \(name): \(scenario.scenario.rawValue): "
               + "\(s.highTiltUncommitted) rotations beyond 55 degrees back-tilt not committed")
         }
+        // orientd's turns slower than Android's p95 in the same family: the tail to explain.
+        if d == 0, let limit = scenario.scores[1].latencyPercentile(95) {
+          let slow = zip(s.latencies, s.latencyLabels).filter { $0.0 > limit }
+          for (latency, label) in slow.sorted(by: { $0.0 > $1.0 }).prefix(8) {
+            print(
+              "  \(result.profile.name) \(name): \(Int((latency * 1000).rounded())) ms "
+                + "(android p95 \(Int((limit * 1000).rounded()))): \(label)")
+          }
+        }
         var counts: [String: Int] = [:]
         for label in s.spuriousLabels { counts[label, default: 0] += 1 }
         for (label, count) in counts.sorted(by: { $0.key < $1.key }) {
@@ -424,13 +476,48 @@ if let scenario = options.traceScenario {
   exit(ExitStatus.success)
 }
 
-var benchmark = Benchmark(
-  seed: options.seed, repetitions: options.quick ? 1 : 4, parameters: options.parameters,
-  profiles: options.profiles.isEmpty ? SensorProfile.all : options.profiles,
-  scenarios: options.scenarios.isEmpty ? Scenario.benchmark : options.scenarios)
-benchmark.adaptive = options.adaptive
+if options.recordings {
+  let (lines, document) = recordingsSection(options)
+  let passed = lines.allSatisfy(\.passed)
+  if options.json {
+    print(
+      JSONValue.object([
+        ("recordings", document),
+        (
+          "targets",
+          .array(
+            lines.map {
+              .object([
+                ("target", .string($0.name)), ("profile", .string($0.profile)),
+                ("passed", .bool($0.passed)), ("detail", .string($0.detail)),
+              ])
+            })
+        ),
+        ("passed", .bool(passed)),
+      ]).encoded())
+  } else {
+    print("")
+    for target in lines {
+      print(
+        "\(target.passed ? "PASS" : "FAIL")  \(pad(target.profile, 12, right: false)) "
+          + "\(target.name): \(target.detail)")
+    }
+    print(passed ? "\nall targets pass" : "\nsome targets FAIL")
+  }
+  exit(passed ? ExitStatus.success : ExitStatus.failure)
+}
+
 let started = monotonicNow()
-let results = benchmark.run()
+var results: [Benchmark.ProfileResult] = []
+let repetitions = options.quick ? 1 : 4
+for split in options.splits.isEmpty ? Split.allCases : options.splits {
+  var benchmark = Benchmark(
+    seed: options.seed, repetitions: repetitions, parameters: options.parameters,
+    profiles: options.profiles.isEmpty ? SensorProfile.all : options.profiles,
+    scenarios: options.scenarios.isEmpty ? Scenario.benchmark : options.scenarios, split: split)
+  benchmark.adaptive = options.adaptive
+  results += benchmark.run()
+}
 let elapsed = monotonicNow() - started
 var targets = Benchmark.targets(results)
 // The hinge section (convertibles, issue 15): HingeBench.swift in OrientSim.
@@ -469,13 +556,14 @@ if options.json {
     }
     profiles.append(
       .object([
-        ("name", .string(result.profile.name)), ("summary", .string(result.profile.summary)),
+        ("name", .string(result.profile.name)), ("split", .string(result.split.rawValue)),
+        ("summary", .string(result.profile.summary)),
         ("scenarios", .array(scenarios)),
       ]))
   }
   let document = JSONValue.object([
     ("seed", .number(Double(options.seed))),
-    ("repetitions", .number(Double(benchmark.repetitions))),
+    ("repetitions", .number(Double(repetitions))),
     ("profiles", .array(profiles)),
     (
       "targets",
@@ -501,7 +589,7 @@ if options.json {
 } else {
   let totalSamples = results.reduce(0) { $0 + $1.scenarios.reduce(0) { $0 + $1.samples } }
   print(
-    "orient-bench: seed \(options.seed), \(benchmark.repetitions) repetition(s), "
+    "orient-bench: seed \(options.seed), \(repetitions) repetition(s), "
       + "\(totalSamples) samples per detector in \(fixed(elapsed, 1)) s")
   print("latency in ms from the true angle entering the target sector; sweep: switching angle")
   print("in degrees from the centre of the orientation left; miss = missed/expected;")
@@ -514,7 +602,7 @@ if options.json {
     for result in results {
       let total = result.scenarios.reduce(0) { $0 + $1.samples }
       let read = result.scenarios.reduce(0) { $0 + $1.read }
-      var line = pad(result.profile.name, 14, right: false)
+      var line = pad("\(result.split.rawValue) \(result.profile.name)", 24, right: false)
       line += " all \(fixed(100 * Double(read) / Double(max(total, 1)), 1))%"
       for scenario in result.scenarios {
         line +=
@@ -533,7 +621,7 @@ if options.json {
   print("")
   for target in targets {
     print(
-      "\(target.passed ? "PASS" : "FAIL")  \(pad(target.profile, 12, right: false)) "
+      "\(target.passed ? "PASS" : "FAIL")  \(pad(target.profile, 20, right: false)) "
         + "\(target.name): \(target.detail)")
   }
   print(allPassed ? "\nall targets pass" : "\nsome targets FAIL")

@@ -4,64 +4,6 @@
   import Darwin
 #endif
 
-/// One accelerometer reading with its time.
-///
-/// The acceleration is in m/s^2 in the display frame, Linux IIO convention: the reading points
-/// along gravity, so an upright display (`normal`) reads (0, -g, 0), `right-up` (-g, 0, 0),
-/// `left-up` (+g, 0, 0), `bottom-up` (0, +g, 0) and a display lying face up (0, 0, -g).
-public struct Sample: Sendable, Equatable {
-  /// Monotonic time in seconds (any origin; only differences matter).
-  public var time: Double
-  /// The acceleration in m/s^2, display frame, mount matrix already applied.
-  public var acceleration: Vector3
-
-  /// Creates a sample.
-  @inlinable
-  public init(time: Double, acceleration: Vector3) {
-    self.time = time
-    self.acceleration = acceleration
-  }
-
-  /// Creates a sample from its components.
-  @inlinable
-  public init(time: Double, _ x: Double, _ y: Double, _ z: Double) {
-    self.init(time: time, acceleration: Vector3(x, y, z))
-  }
-}
-
-/// What changed at one sample: the orientation, the tilt, or both.
-public struct DetectorUpdate: Sendable, Equatable {
-  /// The time of the sample at which the change was committed.
-  public var time: Double
-  /// The orientation after the sample.
-  public var orientation: Orientation
-  /// The tilt after the sample.
-  public var tilt: Tilt
-  /// Whether `orientation` changed at this sample.
-  public var orientationChanged: Bool
-  /// Whether `tilt` changed at this sample.
-  public var tiltChanged: Bool
-}
-
-/// How many samples the detector ignored, by reason.
-public struct RejectionCounts: Sendable, Equatable {
-  /// A component or the time was NaN or infinite.
-  public var notFinite = 0
-  /// All three components were exactly zero (a sensor that is not running).
-  public var zeroVector = 0
-  /// The time was earlier than the previous sample's.
-  public var timeBackwards = 0
-  /// The magnitude was further from g than `magnitude-tolerance` (free fall, hard impact, or a
-  /// wrong `in_accel_scale`).
-  public var magnitude = 0
-
-  /// Creates zero counts.
-  public init() {}
-
-  /// The sum of all counts.
-  public var total: Int { notFinite + zeroVector + timeBackwards + magnitude }
-}
-
 /// Turns timestamped accelerometer samples into orientation and tilt changes.
 ///
 /// Per sample (see docs/detector.md for the reasoning):
@@ -88,9 +30,22 @@ public struct RejectionCounts: Sendable, Equatable {
 ///    within `motionHold` of an impact (the magnitude off g by more than `impactThreshold`:
 ///    shaking, a hard jolt), and grows only from decisive evidence (the turn rule, or
 ///    `decisiveAngle` deep), held for at least `motionSettleTime`, within `motionHold` of
-///    motion (off by more than `motionThreshold`: footsteps, braking).
+///    motion (off by more than `motionThreshold`: footsteps, braking); through either, the
+///    slower reference filter (which averages a gait out) deep in the candidate's sector
+///    counts too. No evidence while the display swings towards flat (its tilt leads the
+///    reference's by `turnAngle`), while it lies flat, or within `motionHold` after either,
+///    and none (cleared) while the angle heads back towards the current orientation by
+///    `turnAngle`; a deliberate turn that brought the angle past the band stays decisive
+///    through a pause. The opposite orientation has no band (Android's listener has none
+///    either). A deliberate turn that crossed the 45 degree boundary and stopped inside the
+///    band (the hand slower than half a deliberate turn, clean, no motion) commits after
+///    `motionSettleTime`. When the device swings back and forth (the lead reverses three
+///    times within two `settleTimeSlow`: a pocket on a walking leg) there is no deliberate
+///    turn, and only the reference filter, decisive for `settleTimeSlow`, commits.
 /// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
-///    at once, so a new client gets an answer within one sample.
+///    at once, so a new client gets an answer within one sample; so does a clean (magnitude
+///    within `motionThreshold`), decisive sample that the filter has forgotten the previous
+///    one for (more than four time constants later: a sampler that slowed down while still).
 ///
 /// The detector is a value type with no allocation, no I/O and no clock of its own: the same
 /// samples always give the same output.
@@ -137,6 +92,8 @@ public struct OrientationDetector: Sendable {
   private let settleTimeFast: Double
   private let steadyRadiansPerSecond: Double
   private let sinSettled2: Double
+  /// sin^2(turnAngle), for the swing's lead without trigonometry.
+  private let sinTurn2: Double
 
   // State.
   private var lastTime = -Double.infinity
@@ -145,6 +102,23 @@ public struct OrientationDetector: Sendable {
   private var flat = false
   private var lastMotionTime = -Double.infinity
   private var lastImpactTime = -Double.infinity
+  /// The last sample at which the display swung towards flat (being put down or away).
+  private var lastSwingTime = -Double.infinity
+  /// Whether a deliberate turn away from the current orientation brought the angle past the
+  /// band for the current candidate: it stays decisive if the hand pauses there.
+  private var turnLatched = false
+  /// The sign of the last lead of at least turnAngle (+1, -1; 0 before any) and when the
+  /// last two reversals of it happened (each within two marginal hold times of the lead
+  /// before): a swing one way, back, and that way again.
+  private var leadSign = 0
+  private var reversal1 = -Double.infinity
+  private var reversal2 = -Double.infinity
+  /// The last sample with a lead of at least turnAngle.
+  private var leadTime = -Double.infinity
+  /// Whether the sample is within half a deliberate turn's speed (turnAngle per
+  /// turnTimeConstant, halved) of the previous filtered vector: the hand has stopped.
+  private var stopped = false
+  private var cachedSinStopped2 = 1.0
   /// The orientation gathering evidence to replace `orientation` (`undefined` when none).
   public private(set) var candidate: Orientation = .undefined
   /// The evidence for `candidate`, from 0 to 1 (committed at 1).
@@ -159,6 +133,13 @@ public struct OrientationDetector: Sendable {
   /// The squared magnitude through the same low-pass filter (not the filtered vector's: a
   /// turn shortens that, a turn is not motion).
   private var filteredM2 = 0.0
+  /// The squared magnitude through the slower reference filter: a gait or a shake averages
+  /// out of it, a sustained push does not.
+  private var referenceM2 = 0.0
+  /// Whether the filter has forgotten the previous sample: it came more than
+  /// `freshGapFactor` time constants (and hold times of a decisive change) ago.
+  private var fresh = false
+  private let freshGap: Double
 
   /// Creates a detector in the `undefined` state.
   ///
@@ -185,7 +166,14 @@ public struct OrientationDetector: Sendable {
     settleTimeFast = p.settleTimeFast
     steadyRadiansPerSecond = p.steadyRate * degrees
     sinSettled2 = square(sin(p.settledAngle * degrees))
+    sinTurn2 = square(sin(min(p.turnAngle, 90) * degrees))
+    freshGap =
+      OrientationDetector.freshGapFactor * max(p.filterTimeConstant, p.settleTimeFast, 0.001)
   }
+
+  /// After this many filter time constants (e^-4: 2% of the past left) a sample is judged on
+  /// its own, like the first one after a gap.
+  static let freshGapFactor = 4.0
 
   /// Forgets everything but the parameters, the counters and the gravity estimate (a property
   /// of the sensor, not of the motion): back to `undefined`.
@@ -276,6 +264,7 @@ public struct OrientationDetector: Sendable {
       gravity = Vector3(x, y, z)
       reference = gravity
       filteredM2 = m2
+      referenceM2 = m2
       filterLive = true
       hasReading = true
       decideNow = true
@@ -284,12 +273,16 @@ public struct OrientationDetector: Sendable {
       filterResets += 1
       dt = 0
     } else if dt > 0 {
+      fresh = dt >= freshGap
       if dt != cachedDt {
         // Regular sampling repeats dt exactly, so the exponentials are computed rarely.
         cachedDt = dt
         cachedAlpha = tau > 0 ? 1 - exp(-dt / tau) : 1
         cachedTurnAlpha = turnTau > 0 ? 1 - exp(-dt / turnTau) : 1
         cachedSinSteady2 = square(sin(min(steadyRadiansPerSecond * (tau + dt), Double.pi / 2)))
+        // Stopped: slower than half a deliberate turn (turnAngle within turnTimeConstant).
+        let stoppedRate = turnTau > 0 ? turnRadians / turnTau / 2 : steadyRadiansPerSecond
+        cachedSinStopped2 = square(sin(min(stoppedRate * (tau + dt), Double.pi / 2)))
       }
       // Steady when the sample is within steadyRate x (tau + dt) of the previous filtered
       // vector: |a x f|^2 <= sin^2 x |a|^2 |f|^2.
@@ -297,8 +290,10 @@ public struct OrientationDetector: Sendable {
       let cx = y * p.z - z * p.y
       let cy = z * p.x - x * p.z
       let cz = x * p.y - y * p.x
-      steady =
-        cx * cx + cy * cy + cz * cz <= cachedSinSteady2 * m2 * (p.x * p.x + p.y * p.y + p.z * p.z)
+      let cross2 = cx * cx + cy * cy + cz * cz
+      let norms = m2 * (p.x * p.x + p.y * p.y + p.z * p.z)
+      steady = cross2 <= cachedSinSteady2 * norms
+      stopped = cross2 <= cachedSinStopped2 * norms
       if !steady {
         // ... or settled: within settledAngle of the previous raw sample.
         let q = previousRaw
@@ -317,6 +312,7 @@ public struct OrientationDetector: Sendable {
       reference.x += (x - reference.x) * beta
       reference.y += (y - reference.y) * beta
       reference.z += (z - reference.z) * beta
+      referenceM2 += (m2 - referenceM2) * beta
     }
     gravityTime = t
     previousRaw = Vector3(x, y, z)
@@ -349,22 +345,29 @@ public struct OrientationDetector: Sendable {
     let tiltChanged = newTilt != tilt
     tilt = newTilt
 
+    let clean = m2 >= motionLow2 && m2 <= motionHigh2
     let orientationChanged =
-      flat ? holdWhileFlat() : decide(f: f, dt: dt, time: t, steady: steady)
+      flat ? holdWhileFlat(time: t) : decide(f: f, dt: dt, time: t, steady: steady, clean: clean)
+    fresh = false
     guard orientationChanged || tiltChanged else { return nil }
     return DetectorUpdate(
       time: t, orientation: orientation, tilt: tilt, orientationChanged: orientationChanged,
       tiltChanged: tiltChanged)
   }
 
-  private mutating func holdWhileFlat() -> Bool {
+  private mutating func holdWhileFlat(time t: Double) -> Bool {
+    // Like a swing towards flat: leaving flat is a moment of doubt (Android waits 500 ms);
+    // no evidence until motionHold after.
+    lastSwingTime = t
     candidate = .undefined
     evidence = 0
     return false
   }
 
   /// Steps 4-6 for a non-flat filtered vector; returns whether the orientation changed.
-  private mutating func decide(f: Vector3, dt: Double, time t: Double, steady: Bool) -> Bool {
+  private mutating func decide(
+    f: Vector3, dt: Double, time t: Double, steady: Bool, clean: Bool
+  ) -> Bool {
     // In-plane components with theta = atan2(u, v): normal is +v, left-up +u.
     let u = f.x
     let v = -f.y
@@ -385,6 +388,41 @@ public struct OrientationDetector: Sendable {
     if orientation == .undefined {
       return commit(nearest)
     }
+    // The signed lead of the filtered angle over the reference's: a deliberate turn leads by
+    // turnAngle one way; a leg or an arm swinging the device leads both ways within a stride.
+    // No trigonometry per sample: the sign of the 2D cross product is the lead's direction,
+    // a positive dot product keeps it within 90 degrees, and the cross product against
+    // sin(turnAngle) x both lengths compares its size.
+    let ru = reference.x
+    let rv = -reference.y
+    let cross = rv * u - ru * v
+    let dot = u * ru + v * rv
+    let big = cross * cross >= sinTurn2 * (u * u + v * v) * (ru * ru + rv * rv)
+    let hold = parameters.motionHold
+    let moving = t - lastMotionTime < hold
+    let impact = t - lastImpactTime < hold
+    // A lead beyond 90 degrees is no swing: the reference half way through a quick 180 degree
+    // turn averages opposite directions, and its angle means nothing.
+    let sign = dot <= 0 || !big ? 0 : (cross > 0 ? 1 : -1)
+    let swingWindow = 2 * parameters.settleTimeSlow
+    if sign != 0 {
+      if sign != leadSign {
+        if leadSign != 0 && t - leadTime < swingWindow {
+          reversal2 = reversal1
+          reversal1 = t
+        } else {
+          // The last lead is long past: this one starts afresh, it reverses nothing.
+          reversal1 = -Double.infinity
+          reversal2 = -Double.infinity
+        }
+        leadSign = sign
+      }
+      leadTime = t
+    }
+    // Two reversals within two marginal hold times: one way, back and that way again (a leg
+    // or an arm swinging the device at a stride's pace); a turn, even one whose overshoot
+    // settles back, reverses once at most. A lengthening stride swings past the band early.
+    let repetitive = t - reversal2 < swingWindow
     if nearest == orientation {
       candidate = .undefined
       evidence = 0
@@ -392,8 +430,12 @@ public struct OrientationDetector: Sendable {
       return false
     }
     // Past the band? The angle from the candidate's centre is atan(minor/major); it must be
-    // below 45 - hysteresis.
-    guard minor < candidateTan * major else {
+    // below 45 - hysteresis. The opposite orientation has no band (as in Android's listener):
+    // the band keeps neighbours apart near their diagonal, and the sideways orientation
+    // between two opposite ones still has its band on either side.
+    let opposite = areOpposite(orientation, nearest)
+    let pastBand = opposite || minor < candidateTan * major
+    guard pastBand || !decideNow else {
       candidate = .undefined
       evidence = 0
       decideNow = false
@@ -403,22 +445,70 @@ public struct OrientationDetector: Sendable {
     if nearest != candidate {
       candidate = nearest
       evidence = 0
+      turnLatched = false
     }
-    let hold = parameters.motionHold
-    guard t - lastImpactTime >= hold else { return false }
-    let moving = t - lastMotionTime < hold
+    // Being put down or away (Android's "swinging"): the tilt heads for flat. No evidence
+    // until it has stopped for motionHold.
+    if swinging(f: f) {
+      lastSwingTime = t
+      // Being put down is not a turn: what the angle drifts through on the way is no
+      // destination, even if the hand stops on the way.
+      turnLatched = false
+    }
+    guard t - lastSwingTime >= hold else { return false }
+    let motion = turnMotion(u: u, v: v)
+    // Heading back towards the current orientation (a put-down's drift undone while picking
+    // the device up, an overshoot): what the angle passes on the way is not a destination.
+    if motion == .back {
+      evidence = 0
+      turnLatched = false
+      return false
+    }
+    // A swing back and forth is no deliberate turn, however fast.
+    if motion == .away && !repetitive { turnLatched = true }
+    if repetitive { turnLatched = false }
+    if !pastBand {
+      // Inside the band, after a deliberate turn crossed the boundary: when the hand has
+      // stopped there (slower than half a deliberate turn, its magnitude clean, no motion)
+      // for motionSettleTime, that is where it was turned to. A hand wandering across the
+      // boundary, or held near the diagonal, has made no deliberate turn and keeps the band.
+      // Not near flat (the in-plane angle is weak there), nor while the reference still
+      // remembers a swing towards flat (a put-down that stops on the way).
+      let upright =
+        f.z * f.z <= sinFlatLeave2 * (f.x * f.x + f.y * f.y + f.z * f.z)
+        && t - lastSwingTime >= turnTau + hold
+      guard turnLatched, stopped, clean, !moving, !impact, motion == .none, upright else {
+        evidence = 0
+        return false
+      }
+      evidence += min(0.5, dt / max(settleTimeFast, parameters.motionSettleTime))
+      if evidence >= 1 { return commit(nearest) }
+      return false
+    }
+    // A sample the filter has forgotten the past for (the sampler slowed down while the
+    // device was still): judged alone, as after a gap, when it is clean and decisive.
+    if fresh && clean && !moving && depth(minor: minor, major: major) >= 1 {
+      return commit(nearest)
+    }
     var wait = parameters.settleTimeSlow
-    if moving {
-      // Walking or braking: footsteps tilt single readings, so steadiness says little; only
-      // decisive evidence counts, and it must hold for motionSettleTime.
-      guard turning(u: u, v: v) || depth(minor: minor, major: major) >= 1 else { return false }
+    if repetitive {
+      // Swinging back and forth (a pocket on a walking leg): only the reference filter,
+      // deep in the candidate's sector and held as long as a marginal change must.
+      guard referenceDecisive(for: nearest) else { return false }
+    } else if impact || moving {
+      // Walking, running, braking: footsteps tilt single readings, so steadiness says little.
+      // Decisive evidence counts: a deliberate turn (not through impacts), or the slower
+      // reference filter, which averages a gait out, deep in the candidate's sector with its
+      // magnitude clear of an impact; it must hold for motionSettleTime.
+      let deliberate = !impact && turnLatched
+      guard deliberate || referenceDecisive(for: nearest) else { return false }
       wait = max(settleTimeFast, parameters.motionSettleTime)
-    } else if steady && turning(u: u, v: v) {
+    } else if steady && turnLatched {
       wait = settleTimeFast
     } else if steady {
       // x: 0 at the band's edge, 1 at decisiveAngle. The wait falls as 1 - x^2: it stays
       // long through the marginal zone and shortens sharply near the decisive depth.
-      let x = depth(minor: minor, major: major)
+      let x = depth(minor: minor, major: major, edge: opposite ? 0 : nil)
       wait = settleTimeFast + (wait - settleTimeFast) * (1 - x * x)
     }
     // At most half the evidence from one sample: a change always needs two samples that agree.
@@ -429,40 +519,81 @@ public struct OrientationDetector: Sendable {
 
   /// How deep the angle is into the candidate's sector: 0 at the band's edge, 1 at (or beyond)
   /// `decisiveAngle`.
-  private func depth(minor: Double, major: Double) -> Double {
+  private func depth(minor: Double, major: Double, edge: Double? = nil) -> Double {
     let degrees = 45 - atan2(minor, major) * (180 / Double.pi)
-    return min(1, (degrees - bandEdge) * settleScale)
+    return max(0, min(1, (degrees - (edge ?? bandEdge)) * settleScale))
   }
 
-  /// Whether the filtered in-plane angle leads the reference filter's by at least `turnAngle`,
-  /// away from the current orientation: a deliberate turn in progress or just finished.
-  private func turning(u: Double, v: Double) -> Bool {
-    guard let centre = orientation.clockwiseRotation else { return false }
+  /// How the in-plane angle is moving, by the lead of the filtered angle over the reference
+  /// filter's.
+  private enum TurnMotion {
+    /// Less than `turnAngle` of lead: no deliberate turn.
+    case none
+    /// At least `turnAngle`, away from the current orientation (towards the candidate): a
+    /// deliberate turn in progress or just finished.
+    case away
+    /// At least `turnAngle`, back towards the current orientation, away from the candidate.
+    case back
+  }
+
+  private func turnMotion(u: Double, v: Double) -> TurnMotion {
+    guard let centre = orientation.clockwiseRotation,
+      let target = candidate.clockwiseRotation
+    else { return .none }
     let theta = atan2(u, v)
     let lead = wrapRadians(theta - atan2(reference.x, -reference.y))
-    guard abs(lead) >= turnRadians else { return false }
-    let away = wrapRadians(theta - Double(centre) * Double.pi / 180)
-    return (lead > 0) == (away > 0)
+    guard abs(lead) >= turnRadians else { return .none }
+    let radians = Double.pi / 180
+    let away = wrapRadians(theta - Double(centre) * radians)
+    if (lead > 0) == (away > 0) {
+      // Past the candidate's centre of a 180 degree turn the angle may seem to head back;
+      // it is still moving on, away from where it started.
+      return .away
+    }
+    // Back towards the current orientation: away from the candidate's centre, on the side of
+    // the current orientation.
+    let fromTarget = wrapRadians(theta - Double(target) * radians)
+    return (lead > 0) == (fromTarget > 0) ? .back : .away
+  }
+
+  /// Whether the display is swinging towards flat: its tilt from vertical leads the
+  /// reference filter's by at least `turnAngle` (the same "deliberate within about
+  /// turn-time-constant" measure as a turn).
+  private func swinging(f: Vector3) -> Bool {
+    let r = reference
+    let f2 = f.x * f.x + f.y * f.y + f.z * f.z
+    let r2 = r.x * r.x + r.y * r.y + r.z * r.z
+    guard f2 > 0, r2 > 0 else { return false }
+    let tilt = asin(min(1, abs(f.z) / f2.squareRoot()))
+    let referenceTilt = asin(min(1, abs(r.z) / r2.squareRoot()))
+    return tilt - referenceTilt >= turnRadians
+  }
+
+  /// Whether the reference filter (which averages a gait or a shake out) is `decisiveAngle`
+  /// deep in `target`'s sector, and its magnitude clear of an impact.
+  private func referenceDecisive(for target: Orientation) -> Bool {
+    guard referenceM2 >= impactLow2, referenceM2 <= impactHigh2 else { return false }
+    let u = reference.x
+    let v = -reference.y
+    let au = abs(u)
+    let av = abs(v)
+    let nearest: Orientation
+    if av >= au {
+      nearest = v >= 0 ? .normal : .bottomUp
+    } else {
+      nearest = u > 0 ? .leftUp : .rightUp
+    }
+    guard nearest == target else { return false }
+    return depth(minor: min(au, av), major: max(au, av)) >= 1
   }
 
   private mutating func commit(_ new: Orientation) -> Bool {
     candidate = .undefined
     evidence = 0
+    turnLatched = false
     decideNow = false
     guard new != orientation else { return false }
     orientation = new
     return true
   }
 }
-
-/// `angle` wrapped into (-pi, pi].
-@inline(__always)
-private func wrapRadians(_ angle: Double) -> Double {
-  var a = angle
-  while a > Double.pi { a -= 2 * Double.pi }
-  while a <= -Double.pi { a += 2 * Double.pi }
-  return a
-}
-
-@inline(__always)
-private func square(_ x: Double) -> Double { x * x }

@@ -18,10 +18,12 @@ import TextFormats
 /// scale is off (`isScaleOff`), which orientd logs and `--list-sensors` shows.
 ///
 /// Readings are grouped into blocks of at least `blockDuration` and `blockSamples` samples. A
-/// block is still when the standard deviation of its magnitudes is at most `stillSpread` of
-/// their mean and its directions stay within about `stillAngle` degrees (the mean vector is
-/// almost as long as the mean magnitude): holding the device in a hand, tremor included, is
-/// still; walking, shaking or a turn are not. The long-run still magnitude is the mean over still blocks,
+/// block is still when, through a low-pass filter of `tremorTimeConstant` (so a hand's tremor
+/// counts alike at 100 Hz and at 12.5 Hz), the standard deviation of its magnitudes is at most
+/// `stillSpread` of their mean and its directions stay within about `stillAngle` degrees (the
+/// mean vector is almost as long as the mean magnitude): holding the device in a hand, tremor
+/// included, is still; walking, shaking or a turn are not. The magnitude itself is the raw
+/// readings' mean. The long-run still magnitude is the mean over still blocks,
 /// weighted by their duration, forgetting with a time constant of `memory` seconds of still
 /// time. It is offered (`gravity`) once `requiredStillTime` seconds of still blocks were seen;
 /// until then, and for a device that is never still, `gravity` is the nominal value. Within
@@ -36,9 +38,10 @@ public struct GravityEstimator: Sendable, Equatable {
   public static let blockDuration = 0.25
   /// The fewest samples in a block.
   public static let blockSamples = 3
-  /// Largest standard deviation of the magnitudes inside a still block, as a fraction of their
-  /// mean (a hand's tremor seen by a 100 Hz sensor 5 cm from the wrist reaches about 4.5%;
-  /// walking is 8-25%). Vibration that passes (a car's engine) averages out of the mean.
+  /// Largest standard deviation of the (filtered) magnitudes inside a still block, as a
+  /// fraction of their mean (walking is 8-25%; a hand's tremor seen sample by sample by a
+  /// 100 Hz sensor 6 cm from the wrist reaches about 9%, hence the filter). Vibration that
+  /// passes (a car's engine) averages out of the mean.
   public static let stillSpread = 0.06
   /// Largest direction spread inside a still block, in degrees (about).
   public static let stillAngle = 4.0
@@ -52,6 +55,11 @@ public struct GravityEstimator: Sendable, Equatable {
   public static let memory = 60.0
   /// A gap between samples longer than this, in seconds, ends the block without using it.
   public static let maximumGap = 1.0
+  /// Time constant of the low-pass filter the magnitude's spread is judged on, in seconds: the
+  /// detector's own default filter (`filter-time-constant`), so a hand's tremor (8-12 Hz),
+  /// which a 100 Hz sensor sees sample by sample and a 12.5 Hz one averages out, counts
+  /// alike at every rate, while a gait (1.4-2.5 Hz) passes.
+  public static let tremorTimeConstant = 0.04
 
   /// The gravity the sensor should report at rest (`DetectorParameters.gravity`).
   public let nominal: Double
@@ -72,11 +80,19 @@ public struct GravityEstimator: Sendable, Equatable {
   private var blockStart = 0.0
   private var lastTime = -Double.infinity
   private var count = 0
-  private var sumX = 0.0
-  private var sumY = 0.0
-  private var sumZ = 0.0
   private var sumM2 = 0.0
-  private var sumM4 = 0.0
+  /// The squared magnitude through a low-pass filter of `tremorTimeConstant`: the spread is
+  /// judged on it.
+  private var filteredM2 = 0.0
+  private var sumF2 = 0.0
+  private var sumF4 = 0.0
+  private var cachedDt = -1.0
+  private var cachedAlpha = 1.0
+  private var filtered = Vector3.zero
+  private var sumFX = 0.0
+  private var sumFY = 0.0
+  private var sumFZ = 0.0
+  private var sumFV2 = 0.0
   private let spreadLimit: Double
   private let coherenceLimit: Double
 
@@ -131,14 +147,32 @@ public struct GravityEstimator: Sendable, Equatable {
   public mutating func add(time: Double, _ x: Double, _ y: Double, _ z: Double, m2: Double)
     -> Bool
   {
-    if time - lastTime > GravityEstimator.maximumGap { startBlock(at: time) }
+    let dt = time - lastTime
+    if dt > GravityEstimator.maximumGap {
+      startBlock(at: time)
+      filteredM2 = m2
+      filtered = Vector3(x, y, z)
+    } else {
+      // Sample times jitter in their last bits: recompute only for a different period.
+      if abs(dt - cachedDt) > 1e-6 * dt {
+        cachedDt = dt
+        cachedAlpha = 1 - exp(-dt / GravityEstimator.tremorTimeConstant)
+      }
+      let alpha = cachedAlpha
+      filteredM2 += (m2 - filteredM2) * alpha
+      filtered.x += (x - filtered.x) * alpha
+      filtered.y += (y - filtered.y) * alpha
+      filtered.z += (z - filtered.z) * alpha
+    }
     lastTime = time
+    sumF2 += filteredM2
+    sumF4 += filteredM2 * filteredM2
+    sumFX += filtered.x
+    sumFY += filtered.y
+    sumFZ += filtered.z
+    sumFV2 += filtered.x * filtered.x + filtered.y * filtered.y + filtered.z * filtered.z
     count += 1
-    sumX += x
-    sumY += y
-    sumZ += z
     sumM2 += m2
-    sumM4 += m2 * m2
     guard time - blockStart >= GravityEstimator.blockDuration,
       count >= GravityEstimator.blockSamples
     else { return false }
@@ -166,22 +200,24 @@ public struct GravityEstimator: Sendable, Equatable {
   private mutating func startBlock(at time: Double) {
     blockStart = time
     count = 0
-    sumX = 0
-    sumY = 0
-    sumZ = 0
     sumM2 = 0
-    sumM4 = 0
+    sumF2 = 0
+    sumF4 = 0
+    sumFX = 0
+    sumFY = 0
+    sumFZ = 0
+    sumFV2 = 0
   }
 
   private mutating func finishBlock(at time: Double) -> Bool {
     let n = Double(count)
     let meanM2 = sumM2 / n
-    let meanVector2 = (sumX * sumX + sumY * sumY + sumZ * sumZ) / (n * n)
     let duration = time - blockStart
-    let variance = sumM4 / n - meanM2 * meanM2
+    let meanF2 = sumF2 / n
+    let variance = sumF4 / n - meanF2 * meanF2
     let still =
-      meanM2 > 0 && variance <= spreadLimit * meanM2 * meanM2
-      && meanVector2 >= coherenceLimit * meanM2
+      meanM2 > 0 && variance <= spreadLimit * meanF2 * meanF2
+      && (sumFX * sumFX + sumFY * sumFY + sumFZ * sumFZ) / (n * n) >= coherenceLimit * sumFV2 / n
     startBlock(at: time)
     blocks += 1
     guard still else { return false }

@@ -57,6 +57,8 @@ public struct Benchmark: Sendable {
   public struct ProfileResult: Sendable {
     /// The profile.
     public var profile: SensorProfile
+    /// The split it was run on.
+    public var split = Split.tune
     /// One entry per scenario.
     public var scenarios: [ScenarioResult]
 
@@ -90,22 +92,26 @@ public struct Benchmark: Sendable {
   /// Adaptive sampling for orientd's column (`nil`: every sample is read, as with
   /// `adaptive = off`); the baselines always see every sample.
   public var adaptive: AdaptiveSampling.Parameters?
+  /// The split: shapes, ranges and random streams (`Split`).
+  public var split: Split
 
-  /// Creates a benchmark configuration.
+  /// Creates a benchmark configuration (the scenarios not in `split` are left out).
   public init(
     seed: UInt64 = 1, repetitions: Int = 4, parameters: DetectorParameters = DetectorParameters(),
-    profiles: [SensorProfile] = SensorProfile.all, scenarios: [Scenario] = Scenario.benchmark
+    profiles: [SensorProfile] = SensorProfile.all, scenarios: [Scenario] = Scenario.benchmark,
+    split: Split = .tune
   ) {
     self.seed = seed
     self.repetitions = repetitions
     self.parameters = parameters
     self.profiles = profiles
-    self.scenarios = scenarios
+    self.scenarios = scenarios.filter { $0.belongs(to: split) }
+    self.split = split
   }
 
   /// The runs of a scenario in this configuration.
   public func runs(_ scenario: Scenario) -> [Run] {
-    scenario.runs(seed: seed, repetitions: repetitions)
+    scenario.runs(seed: seed, repetitions: repetitions, split: split)
   }
 
   /// The samples of run `index` of `scenario` on one profile (deterministic in seed,
@@ -115,9 +121,11 @@ public struct Benchmark: Sendable {
   {
     let scenarioNumber = UInt64(Scenario.allCases.firstIndex(of: scenario) ?? 0)
     var random = SimRandom(
-      seed: seed ^ UInt64(profile.rate * 1000) ^ (scenarioNumber << 40),
+      seed: seed ^ split.seedSalt ^ UInt64(profile.rate * 1000) ^ (scenarioNumber << 40),
       stream: UInt64(index) &+ 0x5EED)
-    let sensor = SimulatedSensor(profile: profile, random: &random)
+    var noisy = profile
+    noisy.noiseDensity *= random.uniform(split.variety.noise)
+    let sensor = SimulatedSensor(profile: noisy, random: &random)
     return TraceSynthesizer.samples(of: run.script, sensor: sensor, random: &random)
   }
 
@@ -222,7 +230,8 @@ public struct Benchmark: Sendable {
   /// Runs everything.
   public func run() -> [ProfileResult] {
     profiles.map { profile in
-      ProfileResult(profile: profile, scenarios: scenarios.map { run($0, on: profile) })
+      ProfileResult(
+        profile: profile, split: split, scenarios: scenarios.map { run($0, on: profile) })
     }
   }
 }
@@ -253,7 +262,7 @@ extension Benchmark {
   public static func targets(_ results: [ProfileResult]) -> [TargetResult] {
     var lines: [TargetResult] = []
     for result in results {
-      let name = result.profile.name
+      let name = "\(result.split.rawValue) \(result.profile.name)"
       let ours = result.total(0) { $0.hasRotations }
       let android = result.total(1) { $0.hasRotations }
       if let p95 = ours.latencyPercentile(95), let reference = android.latencyPercentile(95) {

@@ -20,6 +20,8 @@ import TextFormats
 public struct Score: Sendable, Equatable {
   /// Rotation latencies in seconds.
   public var latencies: [Double] = []
+  /// The run (and back-tilt) of each latency, in the same order, for the report.
+  public var latencyLabels: [String] = []
   /// Rotations expected.
   public var rotations = 0
   /// Rotations not committed in time.
@@ -58,6 +60,7 @@ public struct Score: Sendable, Equatable {
   /// Adds another score's counts.
   public mutating func merge(_ other: Score) {
     latencies += other.latencies
+    latencyLabels += other.latencyLabels
     rotations += other.rotations
     missed += other.missed
     missedLabels += other.missedLabels
@@ -185,6 +188,7 @@ public func score(_ commits: [Commit], against run: Run, index: Int = 0) -> Scor
         } else if c.orientation == target {
           done = true
           s.latencies.append(c.time - crossTime)
+          s.latencyLabels.append("\(label) at \(shortDecimal(crossTime)) s")
         } else if intermediates.contains(c.orientation), !usedIntermediate {
           usedIntermediate = true
           s.intermediates += 1

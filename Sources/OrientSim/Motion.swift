@@ -16,6 +16,19 @@ public struct Keyframe: Sendable, Equatable {
     case minimumJerk
     /// Constant angular speed (the slow sweep).
     case linear
+    /// Constant angular speed reached and left through short, equal ramps of constant
+    /// acceleration, each `ramp` of the duration (0 < ramp <= 0.5): a hand turning the device
+    /// at an even pace.
+    case trapezoid(ramp: Double)
+
+    /// How far along the stroke the pose is at `tau`, its share of the stroke's time (0...1).
+    public func progress(_ tau: Double) -> Double {
+      switch self {
+      case .linear: tau
+      case .minimumJerk: tau * tau * tau * (10 - 15 * tau + 6 * tau * tau)
+      case .trapezoid(let ramp): trapezoidProgress(tau, ramp: ramp)
+      }
+    }
   }
 
   /// When the pose is reached, in seconds.
@@ -191,11 +204,7 @@ public struct MotionScript: Sendable {
     let span = b.time - a.time
     guard span > 0 else { return (b.angle, b.tilt) }
     let tau = (t - a.time) / span
-    let s: Double
-    switch b.easing {
-    case .linear: s = tau
-    case .minimumJerk: s = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau)
-    }
+    let s = b.easing.progress(tau)
     return (a.angle + (b.angle - a.angle) * s, a.tilt + (b.tilt - a.tilt) * s)
   }
 
@@ -261,6 +270,16 @@ public struct MotionScript: Sendable {
     }
     return low
   }
+}
+
+/// Progress (0...1) at `tau` (0...1) of a move at constant speed with constant-acceleration
+/// ramps of `ramp` of the duration at each end.
+func trapezoidProgress(_ tau: Double, ramp: Double) -> Double {
+  let r = min(max(ramp, 1e-3), 0.5)
+  let v = 1 / (1 - r)
+  if tau < r { return v * tau * tau / (2 * r) }
+  if tau > 1 - r { return 1 - v * (1 - tau) * (1 - tau) / (2 * r) }
+  return v * (tau - r / 2)
 }
 
 /// A world-frame vector in the display frame for a pose: Rz(angle) Rx(tilt) w.

@@ -103,11 +103,7 @@ public struct MotionPath: OrientationTruth, Sendable {
     let span = b.time - a.time
     guard span > 0 else { return (b.yaw, b.pitch, b.roll) }
     let u = (t - a.time) / span
-    let s: Double
-    switch b.easing {
-    case .linear: s = u
-    case .minimumJerk: s = u * u * u * (10 - 15 * u + 6 * u * u)
-    }
+    let s = b.easing.progress(u)
     return (
       a.yaw + (b.yaw - a.yaw) * s, a.pitch + (b.pitch - a.pitch) * s,
       a.roll + (b.roll - a.roll) * s

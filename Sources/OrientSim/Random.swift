@@ -57,6 +57,11 @@ public struct SimRandom: RandomNumberGenerator, Sendable {
     low + (high - low) * unit()
   }
 
+  /// A uniform `Double` in the range (a one-point range gives its value).
+  public mutating func uniform(_ range: ClosedRange<Double>) -> Double {
+    uniform(range.lowerBound, range.upperBound)
+  }
+
   /// A standard normal deviate (Box-Muller).
   public mutating func gaussian() -> Double {
     let u1 = max(unit(), 1e-300)

@@ -133,12 +133,13 @@ func changes(
     #expect(changes(line.samples).map(\.orientation) == [.leftUp, .rightUp])
   }
 
+  /// A hand wandering slowly across the boundary (no deliberate turn) keeps the band.
   @Test func hysteresisHoldsJustPastTheBoundaryAndSwitchesBeyondTheBand() {
     let band = DetectorParameters().hysteresis
     for (offset, switches) in [(3.0, false), (band - 2, false), (band + 3, true)] {
       var line = Timeline(rate: 100)
       line.hold(1, angle: 0)
-      line.move(0.5, from: (0, 0), to: (45 + offset, 0))
+      line.move(4, from: (0, 0), to: (45 + offset, 0))
       line.hold(5, angle: 45 + offset)
       // Coming back 3 degrees across the boundary must not switch back.
       line.move(0.5, from: (45 + offset, 0), to: (42, 0))
@@ -148,6 +149,58 @@ func changes(
         orientations == (switches ? [.normal, .leftUp] : [.normal]),
         "held at 45 + \(offset) then 42")
     }
+  }
+
+  /// A deliberate turn that stops inside the band, past the boundary (a hand that turns in two
+  /// strokes or hesitates), is where the device was turned to: committed once the hand has
+  /// stopped there, and coming back a few degrees does not undo it.
+  @Test(arguments: [12.5, 25.0, 100.0])
+  func aDeliberateTurnThatStopsInsideTheBandCommits(rate: Double) throws {
+    var line = Timeline(rate: rate)
+    line.hold(1, angle: 0, tilt: 20)
+    line.move(0.4, from: (0, 20), to: (52, 20))
+    let stopped = line.time
+    line.hold(2, angle: 52, tilt: 20)
+    line.move(0.5, from: (52, 20), to: (42, 20))
+    line.hold(3, angle: 42, tilt: 20)
+    let found = changes(line.samples)
+    #expect(found.map(\.orientation) == [.normal, .leftUp])
+    let commit = try #require(found.last)
+    #expect(commit.time - stopped < 0.5, "committed \(commit.time - stopped) s after stopping")
+  }
+
+  /// The opposite orientation has no band (as in Android's listener): a half turn that stops
+  /// 5 degrees past the 135 degree boundary commits, and wandering back 10 degrees does not
+  /// switch to the sideways orientation, whose band is still there.
+  @Test(arguments: [25.0, 100.0])
+  func aHalfTurnHasNoBand(rate: Double) {
+    var line = Timeline(rate: rate)
+    line.hold(1, angle: 0, tilt: 15)
+    line.move(0.5, from: (0, 15), to: (140, 15))
+    line.hold(2, angle: 140, tilt: 15)
+    line.move(2, from: (140, 15), to: (130, 15))
+    line.hold(3, angle: 130, tilt: 15)
+    #expect(changes(line.samples).map(\.orientation) == [.normal, .bottomUp])
+  }
+
+  /// A phone in a trouser pocket while walking: the thigh swings it up to 50 degrees either
+  /// way at every stride (1 Hz; the strides lengthen over the first two), past the band and
+  /// back, with a 0.3 g bounce at every step. Each swing is as fast as a deliberate turn, but
+  /// it swings back and forth: no change.
+  @Test(arguments: [25.0, 100.0])
+  func aPocketSwingingOnAWalkingLegDoesNotFlip(rate: Double) {
+    var samples: [Sample] = []
+    var t = 0.0
+    while t < 20 {
+      t += 1 / rate
+      let walking = t > 2
+      let stride = min(1, max(0, (t - 2) / 2))
+      let swing = 50 * stride * sin(2 * Double.pi * 1 * t)
+      let bounce = walking ? 0.3 * sin(2 * Double.pi * 2 * t) : 0
+      samples.append(
+        Sample(time: t, acceleration: gravity(angle: 20 + swing, tilt: 10) * (1 + bounce)))
+    }
+    #expect(changes(samples).map(\.orientation) == [.normal])
   }
 
   @Test func lyingFlatKeepsTheOrientationAndReportsTheTilt() {
@@ -328,5 +381,71 @@ func changes(
     }
     #expect(seen == [.vertical, .tiltedUp, .faceUp, .tiltedUp, .vertical, .tiltedDown, .faceDown])
     #expect(Tilt.allCases.map(\.rawValue).contains("tilted-up"))
+  }
+}
+
+/// Issue 25: what follows a still period, and the gait.
+@Suite struct DetectorAfterStillTests {
+  /// A sampler that slowed down while the device was still reads the turned device once: that
+  /// clean, decisive sample commits at once, as iio-sensor-proxy's poll would (a sample the
+  /// filter has forgotten the past for is judged alone, like the first after a gap).
+  @Test(arguments: [0.2, 0.7])
+  func aCleanDecisiveSampleAfterAStillPauseCommitsAlone(interval: Double) {
+    var detector = OrientationDetector()
+    var t = 0.0
+    for _ in 0..<60 {
+      t += 1.0 / 30
+      _ = detector.process(Sample(time: t, acceleration: gravity(angle: 0, tilt: 20)))
+    }
+    #expect(detector.orientation == .normal)
+    t += interval
+    let update = detector.process(Sample(time: t, acceleration: gravity(angle: 90, tilt: 20)))
+    #expect(update?.orientationChanged == true)
+    #expect(detector.orientation == .leftUp)
+  }
+
+  /// At the full rate a single wild sample still never commits.
+  @Test func oneSampleAtTheFullRateDoesNotCommit() {
+    var detector = OrientationDetector()
+    var t = 0.0
+    for _ in 0..<60 {
+      t += 1.0 / 30
+      _ = detector.process(Sample(time: t, acceleration: gravity(angle: 0, tilt: 20)))
+    }
+    t += 1.0 / 30
+    _ = detector.process(Sample(time: t, acceleration: gravity(angle: 90, tilt: 20)))
+    #expect(detector.orientation == .normal)
+  }
+
+  /// Carried upside down while running (a 3 Hz bounce of 0.6 g along gravity: the fast
+  /// filter's magnitude is beyond `impact-threshold` nearly all the time, with no lull of
+  /// `motion-hold`): the slower reference filter averages the gait out and the detector
+  /// settles on bottom-up within two seconds (it used to wait for the running to stop).
+  @Test func walkingUpsideDownSettles() {
+    var detector = OrientationDetector()
+    var t = 0.0
+    for _ in 0..<100 {
+      t += 0.01
+      _ = detector.process(Sample(time: t, acceleration: gravity(angle: 0, tilt: 25)))
+    }
+    #expect(detector.orientation == .normal)
+    // Turned upside down at once, running: 3 Hz bounce of 0.6 g and 0.1 g of sway.
+    let start = t
+    var settled: Double?
+    while t < start + 6 {
+      t += 0.01
+      let bounce = 0.6 * sin(2 * Double.pi * 3 * (t - start))
+      let sway = 0.1 * sin(2 * Double.pi * 1.5 * (t - start))
+      let down = gravity(angle: 180, tilt: 25)
+      let a = down * (1 + bounce) + Vector3(sway * standardGravity, 0, 0)
+      if detector.process(Sample(time: t, acceleration: a))?.orientationChanged == true,
+        detector.orientation == .bottomUp, settled == nil
+      {
+        settled = t - start
+      }
+    }
+    let seconds = try? #require(settled)
+    #expect((seconds ?? 99) <= 2, "settled after \(seconds ?? -1) s")
+    #expect(detector.orientation == .bottomUp)
   }
 }
