@@ -198,11 +198,15 @@ final class KindSlot {
     var reasons: [String] = []
     for (index, driver) in candidates.enumerated() {
       var opened: (any SensorReader)?
+      // The reader keeps its handler: the handler must not keep the reader (a cycle that
+      // outlives the slot; LeakSanitizer found it), so it knows its source only weakly.
+      let source = WeakReader()
       let context = hub.openContext(for: sensor, logger: logger)
       do {
-        opened = try driver.open(sensor, context) { [weak self] event in
-          self?.event(event, syspath: syspath, from: opened)
+        opened = try driver.open(sensor, context) { [weak self, source] event in
+          self?.event(event, syspath: syspath, from: source.reader)
         }
+        source.reader = opened
       } catch {
         if error.isDeviceGone { return .gone(error.message) }
         if index + 1 < candidates.count {
@@ -380,4 +384,9 @@ extension AmbientDescription {
     if kind == .proximity, case .iioPoll = driver { return true }
     return false
   }
+}
+
+/// A reader known without keeping it alive.
+private final class WeakReader {
+  weak var reader: (any SensorReader)?
 }
