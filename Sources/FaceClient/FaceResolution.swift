@@ -33,6 +33,16 @@ public final class FaceResolution {
   private let logger: Logger
   private var resolver: FaceResolver
   private var query: FaceQuery?
+  /// Questions stopped or answered whose child has not been reaped yet (a timed-out one was
+  /// killed; its exit is reaped on the loop).
+  private var reaping: [FaceQuery] = []
+
+  /// Whether a child of an earlier question has still to be reaped: a short-lived program
+  /// runs its loop until it is not before it exits.
+  public var childrenRunning: Bool {
+    reaping.removeAll { !$0.isRunning }
+    return !reaping.isEmpty
+  }
   private var policy: () -> FaceCameraPolicy.Decision
   /// Called with every decision: publish `orientation` when `changed`.
   public var onDecision: (FaceDecision) -> Void = { _ in }
@@ -143,6 +153,7 @@ public final class FaceResolution {
   }
 
   private func finished(_ request: FaceResolver.Request, _ outcome: FaceQuery.Outcome) {
+    if let done = query, done.isRunning { reaping.append(done) }
     query = nil
     onCameraInUse(false)
     let at = now()
@@ -163,6 +174,7 @@ public final class FaceResolution {
   private func stopQuery() {
     guard let running = query else { return }
     running.cancel()
+    if running.isRunning { reaping.append(running) }
     query = nil
     onCameraInUse(false)
   }

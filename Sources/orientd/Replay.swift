@@ -107,6 +107,7 @@ enum Replay {
       output.append(format(update, json: options.json, tilt: options.tilt))
     }
     output.flush()
+    face?.finish()
     return .success
   }
 

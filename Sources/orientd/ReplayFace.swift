@@ -55,6 +55,12 @@ final class ReplayFace {
     return .success(ReplayFace(loop: loop, resolution: resolution, json: json, tilt: tilt))
   }
 
+  /// Waits (at most 5 s) until every face child is reaped, so that nothing is left running
+  /// when replay exits (a question that timed out killed its child; the loop reaps it).
+  func finish() {
+    _ = try? loop.run(until: { !self.resolution.childrenRunning }, timeout: .seconds(5))
+  }
+
   /// Resolves one detector update and appends what it decided.
   func process(_ update: DetectorUpdate, into output: inout OutputBuffer) {
     if update.orientationChanged {
