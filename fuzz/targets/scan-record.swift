@@ -1,4 +1,4 @@
-// Buffered scan records: `Accelerometer.ScanLayout(channels:)` places the enabled channels the
+// Buffered scan records: `Sensors.ScanLayout(channels:)` places the enabled channels the
 // way the kernel does, and `ScanLayout.decode` (the single decoding entry point) reads a record.
 //
 // Input: byte 0 = channel count (1...8); per channel 4 bytes: scan index, flags (bit 0 big
@@ -10,7 +10,7 @@
 // aligned offset, without overlapping, inside the record; a record shorter than `recordSize`
 // decodes to nil, a full one to every channel's `repeat` values, each inside its type's range;
 // and a value written into its field (with noise in the bits outside the field) decodes back.
-import Accelerometer
+import Sensors
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,11 +1,11 @@
 // Scan element types as the kernel writes them in `scan_elements/*_type`
-// (`le:s12/16>>4`, `be:u16/16X3>>0`): `Accelerometer.ScanElementType(parsing:)` and `decode`.
+// (`le:s12/16>>4`, `be:u16/16X3>>0`): `Sensors.ScanElementType(parsing:)` and `decode`.
 //
 // Invariants: an accepted type is one the kernel can describe (storage 8/16/32/64, 1 <= bits
 // <= storage, shift + bits <= storage, repeat 1...255); its text re-parses to the same type and
 // is a fixed point; decoding any storage-sized bytes yields a value inside the type's range
 // (the bytes after the first line of the input are decoded), and a wrong byte count yields nil.
-import Accelerometer
+import Sensors
 
 /// libFuzzer's entry point: checks one input against the invariants above.
 @_cdecl("LLVMFuzzerTestOneInput")

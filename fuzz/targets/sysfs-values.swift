@@ -1,5 +1,5 @@
 // The scalars the kernel writes in IIO sysfs attributes: raw values (`in_accel_x_raw`,
-// `Accelerometer.SysfsValue.parseRaw`, and `parseReading`, which also reads decimals),
+// `Sensors.SysfsValue.parseRaw`, and `parseReading`, which also reads decimals),
 // decimals (`in_accel_scale`, `sampling_frequency`, `OrientCore.DecimalText`), integers and
 // flags, `*_available` lists and ranges (`AvailableValues`), the timestamp clock, and the
 // fixed-point text written back.
@@ -9,7 +9,7 @@
 // Swift's own `Double(_:)` reads from the same text, and its short form re-parses to it; a
 // parsed list keeps every item's text and re-parses from its own text; the value chosen from a
 // list or range is one the device accepts; fixed-point text is within half a unit of the value.
-import Accelerometer
+import Sensors
 import OrientCore
 import TextFormats
 
