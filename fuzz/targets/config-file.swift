@@ -8,8 +8,8 @@
 // line break; written back out, the sections parse to the same sections. Every error names a
 // line inside the file (or 0 for the whole file). What the consumers accept is inside the
 // documented ranges.
-import Sensors
 import OrientCore
+import Sensors
 import TextFormats
 
 /// libFuzzer's entry point: checks one input against the invariants above.

@@ -9,8 +9,8 @@
 // Swift's own `Double(_:)` reads from the same text, and its short form re-parses to it; a
 // parsed list keeps every item's text and re-parses from its own text; the value chosen from a
 // list or range is one the device accepts; fixed-point text is within half a unit of the value.
-import Sensors
 import OrientCore
+import Sensors
 import TextFormats
 
 /// libFuzzer's entry point: checks one input against the invariants above.
