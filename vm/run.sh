@@ -246,6 +246,10 @@ if ! resolve_kernel; then
 fi
 
 mkdir -p "$cache" || die "cannot create the cache $cache (set ORIENTD_VM_CACHE)"
+# Runs may share the cache (two checkouts, a developer's run beside CI's): one prepares it at a
+# time (kernel, modules, initramfs, hwdb); the VMs themselves then run side by side.
+exec {cache_lock}>"$cache/.lock"
+flock "$cache_lock" || die "cannot lock $cache/.lock"
 kdir=$cache/kernel/${kpkg}_${kver}
 if [ -f "$kdir/.complete" ]; then
   say "kernel: $kpkg $kver (cached in $kdir)"
@@ -346,6 +350,9 @@ if [ "$(cat "$data/hwdb.key" 2>/dev/null)" != "$hwdb_key" ]; then
   rm -rf "$hroot"
   say "hwdb: compiled $(du -k "$data/hwdb.bin" | cut -f1) KiB with the test entry"
 fi
+
+flock -u "$cache_lock"
+exec {cache_lock}>&-
 
 # ---- 3c. the guest's Python modules ---------------------------------------------------------------
 # The guest sees the project read-only, so Python would compile the emulators' modules (vm/guest/emu)
