@@ -197,9 +197,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     say "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt_lists_present || apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-      { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } ||
+    apt_lists_present || apt-get -o DPkg::Lock::Timeout=600 update -qq
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+      { apt-get -o DPkg::Lock::Timeout=600 update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"; } ||
       say "could not install ${missing[*]}"
   else
     say "missing packages ${missing[*]}; as root: apt-get install ${missing[*]}"
@@ -240,7 +240,7 @@ resolve_kernel() {
 if ! resolve_kernel; then
   if [ "$(id -u)" -eq 0 ]; then
     say "apt has no package lists with linux-image-amd64; running apt-get update"
-    apt-get update -qq || true
+    apt-get -o DPkg::Lock::Timeout=600 update -qq || true
   fi
   resolve_kernel || die "apt-cache cannot resolve linux-image-amd64 (no package lists?); run apt-get update as root"
 fi
