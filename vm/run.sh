@@ -325,8 +325,10 @@ if [ ! -f "$initrd" ]; then
   cp "$vmdir/initramfs/init" "$src/init"
   chmod 755 "$src/init"
   rm -f "$cache"/initramfs-*.cpio.gz
-  (cd "$src" && find . | cpio -o -H newc --quiet | gzip -1 >"$initrd.partial")
-  mv "$initrd.partial" "$initrd"
+  # A partial file of this run's own: two runs building at once (helpers sharing the cache)
+  # wrote into one "$initrd.partial" and left a broken archive ("Initramfs unpacking failed").
+  (cd "$src" && find . | cpio -o -H newc --quiet | gzip -1 >"$initrd.partial.$$")
+  mv "$initrd.partial.$$" "$initrd"
   rm -rf "$src"
   trap - EXIT
   say "initramfs: built $initrd ($(du -k "$initrd" | cut -f1) KiB)"

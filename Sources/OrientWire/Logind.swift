@@ -27,4 +27,3 @@ public enum Logind {
   /// The `why` of orientd's inhibitor.
   public static let inhibitWhy = "switching the claimed sensors off before the suspend"
 }
-

@@ -86,7 +86,9 @@ import Testing
     let rig = claimedRig()
     rig.sleep.prepareForSleep(false)
     #expect(
-      Array(rig.sensors.readerLog.suffix(3)) == ["resume", "stop accelerometer", "open accelerometer"]
+      Array(rig.sensors.readerLog.suffix(3)) == [
+        "resume", "stop accelerometer", "open accelerometer",
+      ]
     )
     #expect(rig.log.text.contains("resumed without saying it would sleep"))
     #expect(rig.sleep.holdsLock)
@@ -109,7 +111,9 @@ import Testing
     }
     #expect(
       Array(rig.sensors.readerLog[before...])
-        == Array(repeating: ["suspend", "stop accelerometer", "resume", "open accelerometer"], count: 3)
+        == Array(
+          repeating: ["suspend", "stop accelerometer", "resume", "open accelerometer"], count: 3
+        )
         .flatMap { $0 })
     #expect(rig.sleep.lockLog.count == 7)
     #expect(rig.core.claims.claimers(.orientd) == [":1.5"])
