@@ -165,6 +165,11 @@ public final class OrientDaemon {
     publisher.servesCompatibility = servesCompatibility
     core.attach(
       bus: publisher, tracker: tracker, authority: PolkitAuthority(connection: connection))
+    do {
+      core.attach(sleep: try LogindSleep(connection: connection, logger: logger.child("sleep")))
+    } catch {
+      logger.warning("cannot follow system sleep through \(Logind.name): \(error)")
+    }
     let names = ownedNames.joined(separator: " and ")
     logger.notice(
       "serving \(names) on \(connection.address); "
