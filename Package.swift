@@ -198,6 +198,9 @@ let package = Package(
     // Tests. TestSupport holds fixtures shared by integration tests (child processes, private
     // dbus-daemon, temporary directories, locating built executables).
     .target(name: "TestSupport", dependencies: ["JSON", "SystemKit"], path: "Tests/TestSupport"),
+    // The `.ownThreads` suite trait: blocking integration tests run on a pool of their own
+    // instead of the runtime's CPU-wide cooperative pool (Tests/TestThreads/TestThreads.swift).
+    .target(name: "TestThreads", path: "Tests/TestThreads"),
     // Runs the sensor layer (SensorHub) under a umockdev testbed for SensorsTests (stdin commands).
     .executableTarget(
       name: "accel-probe",
@@ -213,38 +216,43 @@ let package = Package(
       name: "OrientdTests",
       dependencies: [
         "orientd", "OrientCore", "OrientSim", "TextFormats", "JSON", "SystemKit", "TestSupport",
+        "TestThreads",
       ]),
     .testTarget(
       name: "OrientdRotateTests",
       dependencies: ["orientd-rotate", "OrientCore", "SystemKit", "ScreenRotation", "DRMKit"]),
-    .testTarget(name: "SystemKitTests", dependencies: ["SystemKit", "OrientLog", "TestSupport"]),
+    .testTarget(
+      name: "SystemKitTests",
+      dependencies: ["SystemKit", "OrientLog", "TestSupport", "TestThreads"]),
     .testTarget(name: "JSONTests", dependencies: ["JSON"]),
     .testTarget(
       name: "DBusKitTests",
-      dependencies: ["DBusKit", "SystemKit", "OrientLog", "JSON", "TestSupport"]),
+      dependencies: ["DBusKit", "SystemKit", "OrientLog", "JSON", "TestSupport", "TestThreads"]),
     .testTarget(
-      name: "DeviceDiscoveryTests", dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport"]),
+      name: "DeviceDiscoveryTests",
+      dependencies: ["DeviceDiscovery", "SystemKit", "TestSupport", "TestThreads"]),
     .testTarget(
       name: "SensorsTests",
       dependencies: [
         "Sensors", "EvdevKit", "CEvdev", "OrientCore", "TextFormats", "SystemKit", "JSON",
-        "TestSupport",
+        "TestSupport", "TestThreads",
       ]),
     .testTarget(
       name: "OrientClientTests",
       dependencies: [
         "OrientClient", "OrientWire", "DBusKit", "SystemKit", "OrientLog", "OrientCore",
-        "TestSupport",
+        "TestSupport", "TestThreads",
       ]),
     .testTarget(
       name: "OrientDaemonTests",
       dependencies: [
         "OrientDaemon", "OrientWire", "OrientClient", "DBusKit", "SystemKit", "OrientLog",
-        "OrientCore", "TextFormats", "JSON", "TestSupport",
+        "OrientCore", "TextFormats", "JSON", "TestSupport", "TestThreads",
       ]),
     .testTarget(name: "ScreenRotationTests", dependencies: ["ScreenRotation", "OrientCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-    .testTarget(name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport"]),
+    .testTarget(
+      name: "JPEGKitTests", dependencies: ["JPEGKit", "Imaging", "TestSupport", "TestThreads"]),
     .testTarget(name: "V4L2KitTests", dependencies: ["V4L2Kit", "Imaging"]),
     .testTarget(
       name: "LibcameraKitTests", dependencies: ["LibcameraKit", "CLibcameraAPI", "Imaging"]),
@@ -254,7 +262,7 @@ let package = Package(
       name: "SessionTests",
       dependencies: [
         "Session", "Overlay", "EvdevKit", "Capture", "Imaging", "JPEGKit", "JSON", "OrientCore",
-        "TestSupport",
+        "TestSupport", "TestThreads",
       ],
       // umockdev fixtures (evdev volume keys), read from the source tree by the tests.
       exclude: ["Fixtures"]),
@@ -262,7 +270,7 @@ let package = Package(
       name: "CaptureTests",
       dependencies: [
         "Capture", "Imaging", "JPEGKit", "V4L2Kit", "LibcameraKit", "OrientCore", "JSON",
-        "OrientLog", "TestSupport", "SystemKit", "orientcam",
+        "OrientLog", "TestSupport", "TestThreads", "SystemKit", "orientcam",
       ]),
     // orientd-face on real photographs from Debian packages, the resolver with a file
     // camera, the pure face geometry and resolver, the client's hard timeout.
@@ -270,7 +278,7 @@ let package = Package(
       name: "FaceTests",
       dependencies: [
         "orientd-face", "FaceDetection", "FaceClient", "OrientCore", "TextFormats", "Imaging",
-        "SystemKit", "OrientLog", "JSON", "TestSupport",
+        "SystemKit", "OrientLog", "JSON", "TestSupport", "TestThreads",
       ]),
     // orientcam's option parsers (Sources/orientcam/Options.swift), as OrientdTests for orientd.
     .testTarget(

@@ -6,6 +6,7 @@ import OrientCore
 import OrientLog
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import orientcam
@@ -85,7 +86,7 @@ func capture(_ arguments: [String]) throws(CaptureError) -> [PhotoReport] {
   return try CaptureCommand.run(options, environment: environment)
 }
 
-@Suite struct CaptureMatrixTests {
+@Suite(.ownThreads) struct CaptureMatrixTests {
   /// For each orientation and rotate mode, from every source: decode the photo and check its
   /// size, that the pattern's up-marker is at the top once the tag is honoured, the stored
   /// transform, the EXIF Orientation read back with libexif, and the reported method.
@@ -213,7 +214,7 @@ final class RecordingSource: OrientationSource {
   func stop() { events.append("stop") }
 }
 
-@Suite struct AutoOrientationHookTests {
+@Suite(.ownThreads) struct AutoOrientationHookTests {
   /// `--orientation auto` goes through `CaptureEnvironment.autoOrientation`; the claim is
   /// given up right after the last reading, and each photo follows the reading of its time.
   @Test func providerIsAskedPerPhotoAndReleased() throws {

@@ -5,6 +5,7 @@ import JPEGKit
 import JSON
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// Runs the built `orientcam`.
@@ -34,7 +35,7 @@ func listing(_ path: String) -> [String] {
 
 func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-@Suite struct CommandLineTests {
+@Suite(.ownThreads) struct CommandLineTests {
   @Test func helpAndVersion() throws {
     let dir = try TemporaryDirectory("cli")
     let version = try orientcam(["--version"], in: dir)
@@ -129,7 +130,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 /// file; the photo is the pattern upright and mirrored, whether orientcam turns the pixels or
 /// only tags them (exiftran, an outside tool, applying the tag). The pattern source's own front
 /// camera (`--source pattern --mirror`) must agree.
-@Suite struct MirrorTests {
+@Suite(.ownThreads) struct MirrorTests {
   @Test(arguments: Orientation.defined)
   func frontCameraPhotosAreMirroredUpright(_ orientation: Orientation) throws {
     let dir = try TemporaryDirectory("mirror")
@@ -160,7 +161,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
   }
 }
 
-@Suite struct BadInputTests {
+@Suite(.ownThreads) struct BadInputTests {
   @Test func missingCamera() throws {
     let dir = try TemporaryDirectory("bad")
     let result = try orientcam(
@@ -281,7 +282,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
 
 /// Tests that mount small tmpfs filesystems (the suite runs as root, as CI does).
-@Suite(.serialized) struct FilesystemTests {
+@Suite(.ownThreads, .serialized) struct FilesystemTests {
   final class Mount {
     let path: String
     init(_ path: String, options: String) throws {
@@ -481,7 +482,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
   }
 }
 
-@Suite struct OrientationSourceTests {
+@Suite(.ownThreads) struct OrientationSourceTests {
   static let lines = """
     {"time":10.0,"orientation":"normal","rotation":0,"tilt":"vertical"}
     {"time":11.5,"orientation":"right-up","rotation":270,"tilt":"vertical"}
@@ -613,7 +614,7 @@ func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
   }
 }
 
-@Suite struct ListCommandTests {
+@Suite(.ownThreads) struct ListCommandTests {
   /// `orientcam list` over a /dev of the test's making (a private mount namespace with a
   /// tmpfs on /dev, so the host's cameras do not matter): a node that is not a V4L2 device
   /// (/dev/null's numbers, a regular file) is left out silently; a video4linux node with no

@@ -4,6 +4,7 @@ import JSON
 import LibcameraKit
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 import V4L2Kit
 
@@ -34,7 +35,7 @@ private let webcam = LibcameraCameraInfo(
       sizes: [LibcameraSize(width: 1280, height: 960), LibcameraSize(width: 640, height: 480)])
   ])
 
-@Suite struct LibcameraSourceChoiceTests {
+@Suite(.ownThreads) struct LibcameraSourceChoiceTests {
   @Test("a camera is chosen by its id, by its number, or the first")
   func choice() throws {
     let cameras = [vimc, webcam]
@@ -65,7 +66,7 @@ private let webcam = LibcameraCameraInfo(
   }
 }
 
-@Suite struct LibcameraListingTests {
+@Suite(.ownThreads) struct LibcameraListingTests {
   @Test("the video nodes this process holds are read from its descriptors")
   func heldNodes() throws {
     let dir = try TemporaryDirectory("fds")
@@ -183,7 +184,7 @@ private func mkdirs(_ path: String) -> Bool {
   return true
 }
 
-@Suite struct LibcameraPhotoTests {
+@Suite(.ownThreads) struct LibcameraPhotoTests {
   /// The whole arithmetic as a photo takes it: a device held in each orientation, a camera
   /// mounted at 90 or 270 (what the sensor sees is the camera's view turned clockwise by its
   /// counter-clockwise correction), a pipeline that forces Identity or (ipu3/raspberrypi, 0.0.x)
@@ -236,7 +237,7 @@ enum LibcameraPipelineCase {
   }
 }
 
-@Suite struct LibcameraPluginMissingTests {
+@Suite(.ownThreads) struct LibcameraPluginMissingTests {
   /// orientcam without its libcamera plugin (a copy of the executable alone in a folder): it
   /// still lists the V4L2 cameras, warning that libcamera is missing and where the plugin was
   /// looked for; `--source libcamera` fails with 69 saying the same. libcamera is never linked

@@ -1,10 +1,11 @@
 import Capture
 import Imaging
 import OrientCore
+import TestThreads
 import Testing
 import V4L2Kit
 
-@Suite struct RotationPlanTests {
+@Suite(.ownThreads) struct RotationPlanTests {
   @Test func deviceTurnedClockwiseTurnsTheCaptureClockwise() {
     #expect(RotationPlan(orientation: .leftUp).correction == ImageTransform(quarterTurns: 1))
     #expect(RotationPlan(orientation: .rightUp).correction == ImageTransform(quarterTurns: 3))
@@ -80,7 +81,7 @@ import V4L2Kit
   }
 }
 
-@Suite struct OutputTemplateTests {
+@Suite(.ownThreads) struct OutputTemplateTests {
   // 2021-03-04 05:06:07 UTC; strftime uses local time, so tests set no zone-dependent fields
   // except through the same local conversion.
   let time: Int64 = 1_614_834_367_000_000_000
@@ -108,7 +109,7 @@ import V4L2Kit
   }
 }
 
-@Suite struct WatchLineParserTests {
+@Suite(.ownThreads) struct WatchLineParserTests {
   @Test func latestLineWins() {
     var parser = WatchLineParser(label: "stdin")
     parser.feed(
@@ -172,7 +173,7 @@ func numbered(width: Int, height: Int) -> RGBImage {
 }
 
 /// Inputs fuzz/targets/watch-lines.swift found; each is also in fuzz/corpus/watch-lines.
-@Suite struct WatchLineParserFuzzRegressionTests {
+@Suite(.ownThreads) struct WatchLineParserFuzzRegressionTests {
   /// A whole but huge "rotation" trapped converting to Int (`{"rotation":1e77}`).
   @Test(arguments: ["1e300", "-1e300", "999999999999999999999999999999506", "9.3e18", "90.5"])
   func hugeOrFractionalRotationIsSkippedWithAWarning(number: String) {
@@ -185,7 +186,7 @@ func numbered(width: Int, height: Int) -> RGBImage {
   }
 }
 
-@Suite struct WatchLineParserBoundsTests {
+@Suite(.ownThreads) struct WatchLineParserBoundsTests {
   /// A stream without newlines (the wrong file, /dev/zero) kept every byte in memory; an
   /// over-long line is now dropped as it arrives and skipped with one warning.
   @Test func overlongLinesAreDroppedWithAWarning() {

@@ -2,10 +2,11 @@ import DBusKit
 import Glibc
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 /// Connections, names, clients coming and going, and the bus itself going away.
-@Suite struct BusTests {
+@Suite(.ownThreads) struct BusTests {
   @Test func connectingToNothingFailsWithTheAddress() throws {
     let loop = try EventLoop()
     #expect {
@@ -314,7 +315,7 @@ func residentKilobytes() -> Int {
 }
 
 /// An idle connection must not wake the loop (the daemon's "zero wakeups when unclaimed").
-@Suite struct IdleTests {
+@Suite(.ownThreads) struct IdleTests {
   @Test func idleConnectionSleeps() throws {
     let service = try TestService()
     let client = try service.client()

@@ -1,8 +1,9 @@
 import DBusKit
+import TestThreads
 import Testing
 
 /// Signatures, values, and the bounded decoder, without a bus.
-@Suite struct CodecTests {
+@Suite(.ownThreads) struct CodecTests {
   static var nested: [DBusValue] {
     [
       .byte(255), .boolean(true), .int16(-2), .uint16(3), .int32(-4), .uint32(5), .int64(-6),
@@ -234,7 +235,7 @@ import Testing
 }
 
 /// Crashes the fuzz targets (fuzz/targets/dbus-*.swift) found; the inputs are in fuzz/corpus.
-@Suite struct CodecFuzzRegressionTests {
+@Suite(.ownThreads) struct CodecFuzzRegressionTests {
   /// Replying to a call that was never sent made libdbus abort the process
   /// (`dbus_message_set_reply_serial`: assertion "reply_serial != 0"); found while writing the
   /// dbus-message target's seeds.

@@ -1,5 +1,6 @@
 import DBusKit
 import SystemKit
+import TestThreads
 import Testing
 
 /// A typed property set for `publish`.
@@ -23,7 +24,7 @@ private enum Gauge: String, DBusPropertyName {
 }
 
 /// `DBusConnection.publish`: the object server keeps the last values and announces changes.
-@Suite struct PublishedPropertyTests {
+@Suite(.ownThreads) struct PublishedPropertyTests {
   @Test func publishAnnouncesOnlyChangesAndServesTheValues() throws {
     let service = try TestService()
     let path = DBusObjectPath.fixture("/org/orientd/Gauge1")

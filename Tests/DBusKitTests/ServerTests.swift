@@ -3,10 +3,11 @@ import Glibc
 import JSON
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 /// The object server seen by real clients: busctl, gdbus, dbus-send, and DBusKit connections.
-@Suite struct ServerTests {
+@Suite(.ownThreads) struct ServerTests {
   @Test func busctlRoundTripsEveryBasicType() throws {
     let service = try TestService()
     let result = try runClient(
@@ -385,7 +386,7 @@ import Testing
 }
 
 /// Inputs a hostile or broken client might send, and callbacks that tear things down.
-@Suite struct RobustnessTests {
+@Suite(.ownThreads) struct RobustnessTests {
   @Test func oversizedAndOverdeepArgumentsAreRefused() throws {
     let service = try TestService()
     let client = try service.client()

@@ -2,11 +2,12 @@ import DBusKit
 import Glibc
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 /// File descriptors over D-Bus (type `h`, `DBUS_TYPE_UNIX_FD`) on a private bus: how
 /// org.orientd.Motion1.OpenStream hands a client its stream socket (docs/motion.md).
-@Suite struct UnixFDTests {
+@Suite(.ownThreads) struct UnixFDTests {
   static let path = DBusObjectPath.fixture("/org/orientd/Streams1")
   static let interface = "org.orientd.Streams1"
 

@@ -1,10 +1,12 @@
 import JSON
 import TestSupport
+import TestThreads
 import Testing
 
 /// DeviceDiscovery against umockdev testbeds, through the `accel-probe` helper's udev modes
 /// (libudev must run in the process that has the umockdev preload).
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct UdevTests {
   let parent = UMockdevDevice(
     devpath: "/devices/platform/i2c-0/i2c-BOSC0200:00",

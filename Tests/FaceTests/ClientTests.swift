@@ -4,10 +4,11 @@ import OrientCore
 import OrientLog
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 /// The client side: orientd-face run as a child on an event loop, with a hard timeout.
-@Suite struct ClientTests {
+@Suite(.ownThreads) struct ClientTests {
   /// Runs one query to its end on a fresh loop.
   func ask(_ arguments: [String], timeout: Duration) throws -> (FaceQuery.Outcome?, Double) {
     let loop = try EventLoop()

@@ -1,9 +1,12 @@
 import JSON
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd-face detect` on real photographs turned four ways, and on pictures without a face.
-@Suite(.enabled(if: runsInCI || Photos.available, "the photographs or Pillow are not installed"))
+@Suite(
+  .ownThreads,
+  .enabled(if: runsInCI || Photos.available, "the photographs or Pillow are not installed"))
 struct DetectTests {
   @Test(arguments: [Photos.astronaut, Photos.hopper])
   func theHeadIsFoundInEveryQuarterTurn(photo: String) throws {

@@ -1,10 +1,11 @@
 import OrientCore
+import TestThreads
 import Testing
 
 /// The mapping from a head seen by the camera to a display orientation, checked against an
 /// independent derivation: directions as vectors, the camera as rotation and reflection
 /// matrices.
-@Suite struct FaceGeometryTests {
+@Suite(.ownThreads) struct FaceGeometryTests {
   /// A direction in a picture or on the display, x to the right, y up (as seen from the front).
   struct Direction: Equatable {
     var x: Int

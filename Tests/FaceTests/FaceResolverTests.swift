@@ -1,9 +1,10 @@
 import OrientCore
+import TestThreads
 import Testing
 import TextFormats
 
 /// The resolver's state machine: what is published for each proposal, answer and timeout.
-@Suite struct FaceResolverTests {
+@Suite(.ownThreads) struct FaceResolverTests {
   /// A resolver that has published `normal`.
   func portrait() -> FaceResolver {
     var resolver = FaceResolver(timeout: 0.7)

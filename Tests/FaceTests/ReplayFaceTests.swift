@@ -1,12 +1,15 @@
 import Glibc
 import JSON
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd replay --face-camera` end to end: the bed scenario (orient-bench's `bed`, run 2:
 /// lying on one side, the device turned from portrait to landscape and back twice, committed by
 /// the detector each time) with a file camera.
-@Suite(.enabled(if: runsInCI || Photos.available, "the photographs or Pillow are not installed"))
+@Suite(
+  .ownThreads,
+  .enabled(if: runsInCI || Photos.available, "the photographs or Pillow are not installed"))
 struct ReplayFaceTests {
   static let trace = "\(Built.packageRoot)/Tests/Fixtures/traces/bed-portrait.csv"
 

@@ -1,10 +1,13 @@
 import Glibc
 import JSON
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd-face resolve` with a file camera: a directory of JPEG frames.
-@Suite(.enabled(if: runsInCI || Photos.available, "the photographs or Pillow are not installed"))
+@Suite(
+  .ownThreads,
+  .enabled(if: runsInCI || Photos.available, "the photographs or Pillow are not installed"))
 struct ResolveTests {
   /// A file camera whose one frame is Grace Hopper turned `degrees` clockwise (mirrored first
   /// when asked), as a camera would deliver it.

@@ -1,6 +1,7 @@
 import Imaging
 import JPEGKit
 import TestSupport
+import TestThreads
 import Testing
 
 func patternJPEG(
@@ -10,7 +11,7 @@ func patternJPEG(
     TestPattern.render(width: width, height: height), quality: quality, subsampling: subsampling)
 }
 
-@Suite struct TurboJPEGTests {
+@Suite(.ownThreads) struct TurboJPEGTests {
   @Test func encodeDecodeKeepsSizeAndPattern() throws {
     let jpeg = try patternJPEG(width: 640, height: 480)
     let decoder = try JPEGDecoder()
@@ -66,7 +67,7 @@ func patternJPEG(
   }
 }
 
-@Suite struct EXIFTests {
+@Suite(.ownThreads) struct EXIFTests {
   static let sample = EXIFMetadata(
     orientation: 6, dateTimeOriginal: "2024:05:06 07:08:09", subSecTimeOriginal: "042",
     offsetTimeOriginal: "+02:00", pixelWidth: 720, pixelHeight: 1280, make: "Acme",
@@ -129,7 +130,7 @@ func patternJPEG(
   }
 }
 
-@Suite struct HuffmanTableTests {
+@Suite(.ownThreads) struct HuffmanTableTests {
   /// MJPEG cameras often omit DHT; an identity transform writes the standard tables back.
   @Test func framesWithoutTablesAreCompleted() throws {
     let jpeg = try patternJPEG(width: 320, height: 240)
@@ -147,7 +148,7 @@ func patternJPEG(
 }
 
 /// Inputs fuzz/targets/jpeg-file.swift found; each is also in fuzz/corpus/jpeg-file.
-@Suite struct JPEGFuzzRegressionTests {
+@Suite(.ownThreads) struct JPEGFuzzRegressionTests {
   /// The same file with the frame header (SOFn) claiming `width` x `height`.
   func claiming(width: Int, height: Int, in jpeg: [UInt8]) throws -> [UInt8] {
     let (segments, _) = try JPEGSegments.header(jpeg)

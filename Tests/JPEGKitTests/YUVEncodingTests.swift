@@ -1,8 +1,9 @@
 import Imaging
 import JPEGKit
+import TestThreads
 import Testing
 
-@Suite struct YUVEncodingTests {
+@Suite(.ownThreads) struct YUVEncodingTests {
   /// YCbCr planes from a YUYV frame encode to a 4:2:0 JPEG that decodes to the picture, also
   /// after turning the planes.
   @Test(arguments: [PixelFormat.yuyv, .nv12])

@@ -6,11 +6,12 @@ import OrientCore
 import OrientWire
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 /// The client against stand-in services on a private bus with the project's own policy, and
 /// orientcam's `--orientation auto` through it.
-@Suite struct OrientClientTests {
+@Suite(.ownThreads) struct OrientClientTests {
   /// Claims and waits for the answer.
   func claim(_ client: OrientClient, _ loop: EventLoop) throws -> Result<
     OrientState, OrientClientError
@@ -201,7 +202,7 @@ import Testing
 
 /// `AmbientFollower` gives back what it claimed when one of its claims is refused: the claim
 /// answered before the refusal, and the one answered after it.
-@Suite struct AmbientFollowerTests {
+@Suite(.ownThreads) struct AmbientFollowerTests {
   /// `net.hadess.SensorProxy` with light and proximity claims, one of them refused.
   final class AmbientService {
     let connection: DBusConnection

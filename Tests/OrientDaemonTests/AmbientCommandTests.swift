@@ -2,12 +2,13 @@ import Glibc
 import JSON
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// orientd's command line on light, proximity and the compass (issue 17): `--watch --light
 /// --proximity --compass` through a private bus, and `--list-sensors` with every sensor kind,
 /// on the emulated sensors of Tests/Fixtures/umockdev/ambient.umockdev.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct AmbientCommandTests {
   private func reads(_ fixture: DaemonFixture, _ attribute: String) -> Bool {
     fixture.testbed.openFiles().contains { $0.hasSuffix(attribute) }

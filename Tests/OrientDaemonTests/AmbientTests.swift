@@ -2,12 +2,13 @@ import Foundation
 import JSON
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// Light, proximity and compass on `net.hadess.SensorProxy`, emulated with umockdev
 /// (Tests/Fixtures/umockdev/ambient.umockdev) and seen by Debian's `monitor-sensor`, busctl and
 /// gdbus on a private bus with the project's policy.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct AmbientTests {
   private static let proxy = [Wire.sensorProxyName, Wire.sensorProxyPath.rawValue]
 

@@ -4,11 +4,12 @@ import JSON
 import OrientWire
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 /// Faults from the bus side: the bus restarted under orientd, clients that misbehave, many
 /// clients at once, callers without privileges. Figures are printed, not asserted on time.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct BusFaultTests {
   /// dbus.service restarted: orientd loses the bus, puts the sensor back as it found it and
   /// exits 69; systemd (Restart=on-failure, InstallTests) starts it again, which this test does

@@ -4,11 +4,12 @@ import JSON
 import OrientWire
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 /// The daemon's bus side without a sensor: introspection against dbus/*.xml, standard errors,
 /// the policy, names taken by others, --no-compat, clients without a service, shutdown.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct BusTests {
   @Test func servedIntrospectionMatchesTheXMLFiles() throws {
     let bus = try PrivateBus()

@@ -5,6 +5,7 @@ import OrientCore
 import OrientWire
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
 /// Runs the loop in short slices until `condition` holds or `timeout` seconds pass.
@@ -20,7 +21,7 @@ func pump(_ loop: EventLoop, timeout: Double = 10, until condition: () -> Bool) 
 
 /// Claims: sampling only while claimed, clients that vanish, the first claim's fresh answer,
 /// a sensor that goes and comes back.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct ClaimTests {
   @Test func killedAndVanishedClientsAreReleasedAndSamplingStops() throws {
     let fixture = try DaemonFixture()

@@ -3,10 +3,11 @@ import OrientCore
 import OrientDaemon
 import Sensors
 import TestSupport
+import TestThreads
 import Testing
 
 /// The configuration file: every section, errors with file and line, SIGHUP.
-@Suite struct ConfigurationTests {
+@Suite(.ownThreads) struct ConfigurationTests {
   static let example = """
     # /etc/orientd.conf
     [detector]

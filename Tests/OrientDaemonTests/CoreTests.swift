@@ -4,6 +4,7 @@ import OrientDaemon
 import OrientWire
 import Sensors
 import SystemKit
+import TestThreads
 import Testing
 
 /// The daemon's logic without a bus or devices (DaemonCore on the fakes of CoreFakes.swift,
@@ -11,7 +12,7 @@ import Testing
 /// and its per-client order, publishing to claimers only, hotplug, shutdown. Each runs in
 /// milliseconds; ClaimTests, PolkitTests, AmbientTests and the VM prove the same wiring with a
 /// real bus, polkitd, umockdev and real clients.
-@Suite struct CoreTests {
+@Suite(.ownThreads) struct CoreTests {
   @Test func aFirstClaimIsAnsweredAfterTheFirstReadingWithASnapshotFirst() {
     let rig = CoreRig()
     rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())

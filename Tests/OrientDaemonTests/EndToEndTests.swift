@@ -3,12 +3,13 @@ import JSON
 import OrientCore
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// orientd on a private bus with the project's own policy and an emulated accelerometer, seen
 /// by real clients: busctl, gdbus, `orientd --watch`, `orientd --get` and Debian's
 /// `monitor-sensor` through the compatibility API.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct EndToEndTests {
   @Test func fourOrientationsAsEveryClientSeesThem() throws {
     let fixture = try DaemonFixture()

@@ -5,13 +5,14 @@ import OrientDaemon
 import OrientWire
 import Sensors
 import TestSupport
+import TestThreads
 import Testing
 
 /// The kernel's own hinge angle (issue 29): Intel's HID custom hinge sensor as the real
 /// hid-sensor-custom-intel-hinge driver presents it (recorded in the VM:
 /// Tests/Fixtures/umockdev/hid-hinge.umockdev), beside an upright display accelerometer and no
 /// base accelerometer. The posture follows the kernel's angle, read only while claimed.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct HingeSensorTests {
   /// The recording's devices: the IIO device `hinge` (`iio:device0`), its platform device and
   /// HID parent (the uhid misc device left out, as for the other HID recordings).
@@ -84,7 +85,7 @@ struct HingeSensorTests {
 }
 
 /// The same through the daemon's logic alone, on scripted sensors (milliseconds).
-@Suite struct HingeSensorCoreTests {
+@Suite(.ownThreads) struct HingeSensorCoreTests {
   static func hingeSensor(_ name: String = "iio:device2") -> Sensor {
     let d = HingeAngleDescription(
       syspath: "/sys/devices/fake/\(name)", sysname: name, attribute: "in_angl0_raw",

@@ -2,6 +2,7 @@ import Glibc
 import JSON
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// An input-subsystem accelerometer as on HP laptops (lis3lv02d, "ST LIS3LV02DL Accelerometer")
@@ -131,7 +132,8 @@ enum InputAccel {
 /// orientd on an input-subsystem accelerometer (issue 17): found, described and chosen as
 /// `--list-sensors` shows, read event-driven only while claimed, through the four orientations
 /// as `orientd --watch --json` and Debian's `monitor-sensor` see them.
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct InputAccelerometerTests {
   func files(
     _ directory: TemporaryDirectory, events: String, record: String = InputAccel.record,

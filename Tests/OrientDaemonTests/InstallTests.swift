@@ -1,9 +1,10 @@
 import Glibc
 import TestSupport
+import TestThreads
 import Testing
 
 /// scripts/install.sh staged into a DESTDIR, and the systemd unit it installs.
-@Suite struct InstallTests {
+@Suite(.ownThreads) struct InstallTests {
   @Test(arguments: [
     (
       "/usr",

@@ -1,5 +1,6 @@
 import Glibc
 import TestSupport
+import TestThreads
 import Testing
 
 /// The motion action as shipped (polkit/org.orientd.Motion1.policy, docs/motion.md "Who may
@@ -7,6 +8,7 @@ import Testing
 /// session is refused, root and a local rule are allowed, and the action is not
 /// iio-sensor-proxy's (a rule for that one does not grant motion).
 @Suite(
+  .ownThreads,
   .serialized,
   .enabled(if: PrivatePolkit.isAvailable || runsInCI, "needs root and Debian's polkitd"))
 struct MotionPolkitTests {

@@ -1,6 +1,7 @@
 import Glibc
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// Debian's polkitd on a private system bus, reading only the project's action file
@@ -106,6 +107,7 @@ final class PrivatePolkit {
 /// iio-sensor-proxy's error, allowed by a rule and then read. Without polkitd (every other
 /// daemon test) claims go through.
 @Suite(
+  .ownThreads,
   .serialized,
   .enabled(
     if: (PrivatePolkit.isAvailable && UMockdevScenario.isAvailable) || runsInCI,

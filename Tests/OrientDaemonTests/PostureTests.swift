@@ -4,12 +4,13 @@ import OrientCore
 import OrientDaemon
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// Convertibles (issue 15): orientd with a display and a base accelerometer in a live umockdev
 /// testbed, on a private bus. The base sensor is found by each of the three ways firmware names
 /// it, read only while a posture is claimed, and the machine is folded through the postures.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct PostureTests {
   /// How the two sensors say where they are.
   enum Naming: String, CaseIterable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Glibc
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// A proximity switch as gpio-keys exposes one on a phone (the N900's "proximity" key, a GPIO
@@ -64,7 +65,8 @@ enum ProximitySwitch {
 /// orientd on an input-subsystem proximity switch (issue 17): `HasProximity` from udev alone,
 /// the node opened only while proximity is claimed, and Debian's `monitor-sensor` following
 /// the switch near and far.
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct ProximitySwitchTests {
   @Test func monitorSensorFollowsTheSwitchOnlyWhileClaimed() throws {
     let bus = try PrivateBus()

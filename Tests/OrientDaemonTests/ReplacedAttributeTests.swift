@@ -1,13 +1,14 @@
 import Glibc
 import JSON
 import TestSupport
+import TestThreads
 import Testing
 
 /// umockdev's own `set_attribute()` (what iio-sensor-proxy's tests and distributions' tests
 /// change values with) writes a new file and renames it over the old one. orientd keeps the
 /// attributes it polls open (`SysfsAttribute`), so it must notice the replacement: every polled
 /// reader (accelerometer, light, proximity, compass) is followed here through such changes.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct ReplacedAttributeTests {
   @Test func valuesReplacedByUMockdevReachTheClient() throws {
     let light = EmulatedAmbient.light[1]

@@ -3,11 +3,13 @@ import JSON
 import OrientCore
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd rotate` against real parts: orientd on an emulated accelerometer on a private bus,
 /// a real headless sway, and the transform read back with `swaymsg -t get_outputs`.
 @Suite(
+  .ownThreads,
   .serialized,
   .enabled(
     if: runsInCI || (UMockdevScenario.isAvailable && HeadlessSway.isAvailable),
@@ -251,7 +253,7 @@ extension RotateTests {
 }
 
 /// orientd rotate is a separate program so the root daemon maps no display library.
-@Suite struct RotateProgramTests {
+@Suite(.ownThreads) struct RotateProgramTests {
   @Test func theDaemonBinaryLinksNoX11OrXcbLibrary() throws {
     let state = try TemporaryDirectory("rotate")
     let daemon = try ChildProcess.run(

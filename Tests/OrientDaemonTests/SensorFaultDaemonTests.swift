@@ -1,6 +1,7 @@
 import Glibc
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// A buffered accelerometer for the daemon (1 g = 1000 counts): `le:s16/16>>0` x, y, z and a
@@ -43,7 +44,8 @@ enum BufferedAccel {
 
 /// Issue 8 at the daemon: what clients see when the sensor misbehaves, through
 /// `orientd --watch --json` and the bus properties.
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct SensorFaultDaemonTests {
   /// The sensor's files (and for a buffered one its device node) vanish while it is read,
   /// before udev says so: clients see no accelerometer and an undefined orientation, nothing

@@ -3,6 +3,7 @@ import Glibc
 import OrientCore
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// Whether Debian's python3-dbusmock (with its logind template) is installed.
@@ -15,6 +16,7 @@ private let hasDBusMockLogind = FileManager.default.fileExists(
 /// closes its end; its Mock interface sends PrepareForSleep). SleepTests cover the logic's
 /// branches; the VM's orientd-resume and the systemd stage's resume-logind real suspends.
 @Suite(
+  .ownThreads,
   .serialized,
   .enabled(
     if: UMockdevScenario.isAvailable && hasDBusMockLogind,

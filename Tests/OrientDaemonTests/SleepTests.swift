@@ -2,13 +2,14 @@ import OrientCore
 import OrientDaemon
 import Sensors
 import SystemKit
+import TestThreads
 import Testing
 
 /// System suspend and resume in the daemon's logic (DaemonCore's SleepGuard on the fakes of
 /// CoreFakes.swift: logind's PrepareForSleep and its delay inhibitor from `FakeSleep`, time
 /// from a ManualScheduler). The VM test orientd-resume proves the same with real suspends, the
 /// real HID drivers and hubs that come back dead; the systemd stage's resume-logind with logind.
-@Suite struct SleepTests {
+@Suite(.ownThreads) struct SleepTests {
   /// A rig whose buffered display accelerometer is claimed by ":1.5" and has delivered.
   private func claimedRig() -> CoreRig {
     let rig = CoreRig()

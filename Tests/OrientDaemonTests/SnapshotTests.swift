@@ -2,6 +2,7 @@ import Glibc
 import OrientCore
 import OrientWire
 import TestSupport
+import TestThreads
 import Testing
 
 /// Every claimer's snapshot stays true: a client that made its Gio.DBusProxy before claiming
@@ -14,7 +15,7 @@ import Testing
 /// proximity and the compass. The client is Tests/Fixtures/dbus/cached_proxy.py; it waits
 /// at most 10 s for the value in its cache. (The posture decides afresh on a first claim:
 /// `undefined` first, then the posture, both sent to its claimers.)
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct SnapshotTests {
   /// What is claimed, and how the test changes it.
   enum Kind: String, CaseIterable, CustomStringConvertible {

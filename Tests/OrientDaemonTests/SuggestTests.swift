@@ -1,6 +1,7 @@
 import Glibc
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd rotate --suggest` against real parts: orientd on an emulated accelerometer, a real
@@ -8,6 +9,7 @@ import Testing
 /// (Tests/Fixtures/dbus/notification_server.py, Gio) that logs every call and can press a
 /// notification's button.
 @Suite(
+  .ownThreads,
   .serialized,
   .enabled(
     if: runsInCI || (UMockdevScenario.isAvailable && HeadlessSway.isAvailable),

@@ -1,5 +1,6 @@
 import Glibc
 import TestSupport
+import TestThreads
 import Testing
 
 /// udev/80-orientd.rules as systemd-udevd would apply them: `udevadm test` on umockdev devices,
@@ -9,6 +10,7 @@ import Testing
 /// must be started for every sensor kind it serves, or masking iio-sensor-proxy would lose the
 /// ones that do not come with an accelerometer.
 @Suite(
+  .ownThreads,
   .enabled(
     if: UMockdevScenario.isAvailable && getuid() == 0 && access("/usr/bin/unshare", X_OK) == 0,
     "needs umockdev, root and unshare (a private mount namespace)"))

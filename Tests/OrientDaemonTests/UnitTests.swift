@@ -2,10 +2,11 @@ import DBusKit
 import OrientCore
 import OrientDaemon
 import OrientWire
+import TestThreads
 import Testing
 
 /// The daemon's pure parts: claim bookkeeping and which properties a change announces.
-@Suite struct UnitTests {
+@Suite(.ownThreads) struct UnitTests {
   @Test func claimsPerClientAndAPI() {
     var claims = ClaimSet()
     #expect(claims.isEmpty)

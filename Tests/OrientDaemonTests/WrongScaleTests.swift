@@ -1,13 +1,15 @@
 import Glibc
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// Sensors whose scale is off (issue 12): no `in_accel_scale` and 1024 counts per g, and raw
 /// values written with a decimal point. Both are turned through the four orientations and
 /// seen by `orientd --watch`; the daemon finds the first one's own 1 g from its still readings
 /// and says so once.
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct WrongScaleTests {
   /// A polled accelerometer at the daemon fixture's devpath with `attributes` (no scale unless
   /// given) reading `raw` for upright.

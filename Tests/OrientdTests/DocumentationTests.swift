@@ -1,10 +1,11 @@
 import Glibc
 import TestSupport
+import TestThreads
 import Testing
 
 /// The README and docs/ as a newcomer follows them: the two commands are where the README
 /// promises them, and every relative link leads to a file (and a heading) that exists.
-@Suite struct DocumentationTests {
+@Suite(.ownThreads) struct DocumentationTests {
   static let root = Built.packageRoot
 
   /// README.md and every docs/*.md, as paths relative to the package.

@@ -1,12 +1,13 @@
 import Glibc
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 import TextFormats
 
 /// `orientd replay` on a two-sensor trace (`t,sensor,x,y,z`, what `orientd record --base`
 /// writes): the orientation as before, plus posture commits and the hinge's reliability.
-@Suite struct HingeReplayTests {
+@Suite(.ownThreads) struct HingeReplayTests {
   /// Laptop at 110 degrees for 1 s, folded to a tablet display up for 1 s, then on its side
   /// (hinge vertical) for 1 s; the two sensors sampled at 50 Hz, 5 ms apart.
   static let trace: String = {

@@ -1,10 +1,11 @@
 import OrientCore
 import SystemKit
+import TestThreads
 import Testing
 
 @testable import orientd
 
-@Suite struct OptionsTests {
+@Suite(.ownThreads) struct OptionsTests {
   @Test func replayOptions() throws {
     let options = try Options(arguments: [
       "replay", "rec.csv", "--json", "--set", "hysteresis=10", "--config=my.conf",
@@ -103,7 +104,7 @@ import Testing
   }
 }
 
-@Suite struct CalibrateOptionsTests {
+@Suite(.ownThreads) struct CalibrateOptionsTests {
   @Test func calibrateOptions() throws {
     var expected = CalibrateOptions()
     #expect(try Options(arguments: ["calibrate"]).command == .calibrate(expected))

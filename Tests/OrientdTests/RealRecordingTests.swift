@@ -2,6 +2,7 @@ import Glibc
 import OrientCore
 import OrientSim
 import TestSupport
+import TestThreads
 import Testing
 import TextFormats
 
@@ -12,7 +13,7 @@ import TextFormats
 /// recording is orient-bench's (`orient-bench recordings`); this test keeps to what a user
 /// notices in a few seconds of replay: the phone held and turned in the hand, and carried in a
 /// trouser pocket while walking (a thigh swings it 30-40 degrees at every stride).
-@Suite(.serialized) struct RealRecordingTests {
+@Suite(.ownThreads, .serialized) struct RealRecordingTests {
   /// The converted trace, fetched once per test process; `nil` when it cannot be had.
   static let trace: String? = {
     let script = "\(Built.packageRoot)/scripts/recordings.py"

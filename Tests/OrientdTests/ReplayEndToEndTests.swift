@@ -2,11 +2,12 @@ import Glibc
 import JSON
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 import TextFormats
 
 /// Runs the built `orientd replay` (and `orient-bench trace`) as a user would.
-@Suite struct ReplayEndToEndTests {
+@Suite(.ownThreads) struct ReplayEndToEndTests {
   /// A trace: upright for 1 s, turned to left-up, lying flat, at 50 Hz.
   static let trace: String = {
     var text = "# test trace\nt,x,y,z\n"

@@ -1,8 +1,10 @@
 import Sensors
+import TestThreads
 import Testing
 
 /// How orientd classifies and interprets light, proximity and compass attributes (pure: no
 /// device; the daemon tests read the same shapes from umockdev).
+@Suite(.ownThreads)
 struct AmbientDescriptionTests {
   private func describe(
     _ attributes: [String: String], subsystem: String = "iio", udev: [String: String] = [:],

@@ -2,11 +2,12 @@ import Glibc
 import JSON
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd calibrate` against emulated accelerometers mounted every way, driven through the
 /// poses by the test as a person would turn the device.
-@Suite(.serialized) struct CalibrateCommandTests {
+@Suite(.ownThreads, .serialized) struct CalibrateCommandTests {
   /// The 24 proper signed axis permutations and one mirror image.
   static let mounts: [[Double]] = {
     let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]

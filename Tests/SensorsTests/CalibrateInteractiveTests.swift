@@ -1,11 +1,12 @@
 import Glibc
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd calibrate` used as a person would: in a terminal (tmux), reading the screen and
 /// pressing Enter, while the emulated sensor is turned through the poses.
-@Suite(.serialized) struct CalibrateInteractiveTests {
+@Suite(.ownThreads, .serialized) struct CalibrateInteractiveTests {
   static var tmuxAvailable: Bool { runsInCI || access("/usr/bin/tmux", X_OK) == 0 }
 
   /// A private tmux server (its own socket) whose one session runs a command.

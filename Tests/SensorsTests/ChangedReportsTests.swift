@@ -1,9 +1,10 @@
 import CEvdev
 import EvdevKit
+import TestThreads
 import Testing
 
 /// The report splitting that the input accelerometer and proximity readers share.
-@Suite struct ChangedReportsTests {
+@Suite(.ownThreads) struct ChangedReportsTests {
   private static func abs(_ code: Int32, _ value: Int32) -> InputEvent {
     InputEvent(type: UInt16(EV_ABS), code: UInt16(code), value: value)
   }

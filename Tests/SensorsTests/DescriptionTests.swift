@@ -1,11 +1,12 @@
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 import TextFormats
 
 @testable import Sensors
 
-@Suite struct DescriptionTests {
+@Suite(.ownThreads) struct DescriptionTests {
   func facts(
     _ sysname: String = "iio:device0", name: String? = "accel", label: String? = nil,
     udevLocation: String? = nil, location: String? = nil, udevMatrix: String? = nil,
@@ -224,7 +225,7 @@ import TextFormats
   }
 }
 
-@Suite struct DocumentedConfigurationTests {
+@Suite(.ownThreads) struct DocumentedConfigurationTests {
   /// The `[sampling]` and `[device]` example of docs/sensors.md, comments and all, is a valid
   /// configuration that means what the page says.
   @Test func documentedExampleIsAccepted() throws {

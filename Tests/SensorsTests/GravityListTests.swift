@@ -1,12 +1,14 @@
 import JSON
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd --list-sensors` reads the sensor it would use for a moment and shows its own 1 g:
 /// a sensor without `in_accel_scale` at 1024 counts per g is off by x104.4, and the scale it
 /// should have is shown (text and JSON).
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct GravityListTests {
   static func unscaled() -> (UMockdevDevice, UMockdevDevice) {
     let parent = IIOFixture.parent()

@@ -1,10 +1,12 @@
 import Sensors
 import TestSupport
+import TestThreads
 import Testing
 
 /// Which IIO devices measure a hinge angle and what their values mean, from the two fixtures:
 /// Intel's custom hinge sensor as the real driver presents it (recorded in the VM) and
 /// ChromeOS's lid angle (written from the kernel's sources: Tests/Fixtures/umockdev/README.md).
+@Suite(.ownThreads)
 struct HingeAngleDescriptionTests {
   /// The first device of a fixture and a reader of its attributes (trimmed, as sysfs reads
   /// are).

@@ -1,13 +1,14 @@
 import OrientCore
 import OrientLog
 import SystemKit
+import TestThreads
 import Testing
 
 @testable import Sensors
 
 /// The small parts the sensor layer (`SensorHub`, `KindSlot`) is made of, without a device,
 /// on a `ManualScheduler`'s clock.
-@Suite struct ManagerPartsTests {
+@Suite(.ownThreads) struct ManagerPartsTests {
   @Test func calibrationIsRereadAfterImplausibleReadingsAtMostOncePerInterval() {
     var watch = CalibrationWatch()
     func due(_ vector: Vector3, _ now: Duration) -> Bool { watch.isDue(vector, now: now) }

@@ -1,5 +1,6 @@
 import JSON
 import TestSupport
+import TestThreads
 import Testing
 
 /// The hand-made fixtures of IIO IMUs with a gyroscope (issue 26; docs/motion.md, "Fixtures"):
@@ -8,7 +9,8 @@ import Testing
 /// FIFO). Today's stack must read their accelerometer as it reads any other, with the mount
 /// matrix the fixture gives: a fixture the real code misreads would mislead the motion drivers
 /// of phase 2, which will read the gyroscopes from the same files.
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct MotionFixtureTests {
   static func listing(_ fixture: String) throws -> JSONValue {
     let devices = try UMockdevDevice.parse(

@@ -1,8 +1,9 @@
+import TestThreads
 import Testing
 
 @testable import Sensors
 
-@Suite struct ScanElementTypeTests {
+@Suite(.ownThreads) struct ScanElementTypeTests {
   @Test(
     arguments: [
       ("le:s16/32>>0", ScanElementType.Endianness.little, true, 16, 32, 1, 0),
@@ -93,7 +94,7 @@ import Testing
   }
 }
 
-@Suite struct ScanLayoutTests {
+@Suite(.ownThreads) struct ScanLayoutTests {
   func channel(_ name: String, _ index: Int, _ type: String) throws -> ScanChannel {
     ScanChannel(name: name, index: index, type: try ScanElementType(parsing: type))
   }

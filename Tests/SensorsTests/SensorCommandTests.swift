@@ -1,9 +1,10 @@
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientd --list-sensors` and `orientd record`: usage and configuration errors, and an empty
 /// machine.
-@Suite struct SensorCommandTests {
+@Suite(.ownThreads) struct SensorCommandTests {
   @Test(
     arguments: [
       (["record", "--bogus"], "unknown option '--bogus'"),

@@ -2,13 +2,15 @@ import Glibc
 import OrientCore
 import Sensors
 import TestSupport
+import TestThreads
 import Testing
 
 /// Issue 8: faults injected into emulated sensors while the sensor layer (the `accel-probe`
 /// helper) samples them. Each test checks that nothing crashes, no wrong reading gets through,
 /// each problem is logged once, and the sensor recovers; the figures it measures are printed
 /// (`swift test --filter SensorFaultTests` shows them) for the Reliability table in docs/reliability.md.
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct SensorFaultTests {
   var probe: String { get throws { try Built.executable("accel-probe") } }
   static let upright = Vector3(0, -9.80665, 0)

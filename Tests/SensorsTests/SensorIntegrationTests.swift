@@ -2,11 +2,13 @@ import JSON
 import OrientCore
 import Sensors
 import TestSupport
+import TestThreads
 import Testing
 
 /// Real orientd code (`orientd record`, `orientd --list-sensors`, and the `accel-probe` helper
 /// around SensorHub) against emulated accelerometers in umockdev testbeds.
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct SensorIntegrationTests {
   var orientd: String { get throws { try Built.executable("orientd") } }
   var probe: String { get throws { try Built.executable("accel-probe") } }

@@ -1,5 +1,6 @@
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import Sensors
@@ -7,7 +8,8 @@ import Testing
 /// How a buffered sampler keeps a still device from waking orientd, on the sysfs shapes of the
 /// drivers that offer a way (umockdev testbeds; the emulated node delivers its scans whatever
 /// the trigger, so what is checked is what orientd writes and when, not the chip's behaviour).
-@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct StillWakeupTests {
   var probe: String { get throws { try Built.executable("accel-probe") } }
 

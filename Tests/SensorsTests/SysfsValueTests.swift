@@ -1,12 +1,13 @@
 import Glibc
 import OrientCore
 import SystemKit
+import TestThreads
 import Testing
 import TextFormats
 
 @testable import Sensors
 
-@Suite struct SysfsValueTests {
+@Suite(.ownThreads) struct SysfsValueTests {
   @Test(
     arguments: [
       ("123\n", Int64(123)), ("-512\n", -512), ("0", 0), ("+7\n", 7), ("  42 \n", 42),

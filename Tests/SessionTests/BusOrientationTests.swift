@@ -2,12 +2,13 @@ import Glibc
 import JSON
 import OrientCore
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientcam session --orientation auto`: orientd on a private bus (with the project's
 /// policy) reading an emulated accelerometer in a live umockdev testbed; the session claims it
 /// over D-Bus and follows its changes.
-@Suite(.enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+@Suite(.ownThreads, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct BusOrientationTests {
   /// The project's emulated MXC4005 (Tests/Fixtures/umockdev/mxc4005.umockdev), upright.
   static let parent = EmulatedAccelerometer.parent

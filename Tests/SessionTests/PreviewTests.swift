@@ -1,11 +1,12 @@
 import Glibc
 import JSON
 import TestSupport
+import TestThreads
 import Testing
 
 /// The live preview under a private X server: what is on the screen (read back with xwd) and
 /// what clicks (sent with xdotool) do.
-@Suite(.serialized) struct PreviewTests {
+@Suite(.ownThreads, .serialized) struct PreviewTests {
   /// The reference layout from `orientcam layout --json`: id -> (x, y, width, height).
   func reference(_ orientation: String, in dir: TemporaryDirectory) throws -> [String: [Int]] {
     let result = try orientcam(

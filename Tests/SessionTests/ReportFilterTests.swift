@@ -1,9 +1,10 @@
 import EvdevKit
+import TestThreads
 import Testing
 
 /// What a grabbed key device's events become: shutter presses kept back and reported, the
 /// rest passed on whole reports at a time through the uinput copy.
-@Suite struct ReportFilterTests {
+@Suite(.ownThreads) struct ReportFilterTests {
   static let volumeUp: UInt16 = 115
   static let volumeDown: UInt16 = 114
   static let power: UInt16 = 116

@@ -3,11 +3,12 @@ import Imaging
 import JPEGKit
 import JSON
 import TestSupport
+import TestThreads
 import Testing
 
 /// `orientcam session` end to end with the test pattern: real process, real signals, real
 /// files, umockdev-replayed evdev keys.
-@Suite struct SessionTests {
+@Suite(.ownThreads) struct SessionTests {
   /// Enter on stdin takes a photo each time (two lines at once: two photos); q ends cleanly.
   @Test func stdinTriggersAndQuit() throws {
     let dir = try TemporaryDirectory("session")
@@ -304,7 +305,7 @@ import Testing
 }
 
 /// `orientcam layout` from the command line.
-@Suite struct LayoutCommandTests {
+@Suite(.ownThreads) struct LayoutCommandTests {
   @Test func jsonTextAndRender() throws {
     let dir = try TemporaryDirectory("layout")
     let json = try orientcam(
@@ -369,7 +370,7 @@ import Testing
 /// or absent, earlier photos are never touched, and the session either goes on (a photo that
 /// cannot be written is an `error` event; the next trigger tries again) or, when the source
 /// itself is gone, ends with an `end` event, the source's exit status and its photos kept.
-@Suite(.serialized) struct SessionFaultTests {
+@Suite(.ownThreads, .serialized) struct SessionFaultTests {
   /// A small tmpfs (the suite runs as root, as CI does), unmounted lazily at the end.
   final class Mount {
     let path: String

@@ -1,9 +1,10 @@
 import Glibc
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
-@Suite struct AtomicFileWriterTests {
+@Suite(.ownThreads) struct AtomicFileWriterTests {
   /// Both ways of getting a name: O_TMPFILE + linkat, and the hidden named file + link/rename
   /// used where the filesystem has no O_TMPFILE.
   @Test(arguments: [true, false])

@@ -1,10 +1,11 @@
 import Glibc
 import TestSupport
+import TestThreads
 import Testing
 
 @testable import SystemKit
 
-@Suite struct EventLoopTests {
+@Suite(.ownThreads) struct EventLoopTests {
   @Test func timerFiresAndPostedWorkRuns() throws {
     let loop = try EventLoop()
     var fired = 0
@@ -61,7 +62,7 @@ import Testing
   }
 }
 
-@Suite struct SysfsTests {
+@Suite(.ownThreads) struct SysfsTests {
   @Test func readStripsTheKernelNewline() throws {
     let path = "/tmp/orientd-sysfs-test-\(getpid())"
     defer { unlink(path) }
@@ -82,7 +83,7 @@ import Testing
   }
 }
 
-@Suite struct PrivateBusFixtureTests {
+@Suite(.ownThreads) struct PrivateBusFixtureTests {
   @Test func privateBusAnswersBusctl() throws {
     let bus = try PrivateBus(openPolicy: true)
     let result = try ChildProcess.run(
@@ -98,7 +99,7 @@ import Testing
 }
 
 /// `Duration`, the one time type of timers and delays, in the units the kernel takes.
-@Suite struct DurationTests {
+@Suite(.ownThreads) struct DurationTests {
   @Test func nanosecondsAndSeconds() {
     #expect(Duration.seconds(1.5).nanoseconds == 1_500_000_000)
     #expect(Duration.milliseconds(250).seconds == 0.25)

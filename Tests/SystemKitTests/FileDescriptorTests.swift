@@ -1,9 +1,10 @@
 import Glibc
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
-@Suite struct FileDescriptorTests {
+@Suite(.ownThreads) struct FileDescriptorTests {
   /// `O_TMPFILE` comes from the C headers of the machine built for (it differs between
   /// architectures): it includes `O_DIRECTORY`, and opening a folder with it gives an unnamed
   /// regular file (no links) that can be written.

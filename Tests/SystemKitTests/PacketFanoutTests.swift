@@ -1,4 +1,5 @@
 import Glibc
+import TestThreads
 import Testing
 
 @testable import SystemKit
@@ -6,7 +7,7 @@ import Testing
 /// The motion stream's fan-out over real `SOCK_SEQPACKET` socket pairs: a client that keeps up
 /// gets every packet in order, a slow one and a vanished one never hold it up, and a client
 /// wakes once per packet (docs/motion.md, "Fan-out").
-@Suite struct PacketFanoutTests {
+@Suite(.ownThreads) struct PacketFanoutTests {
   /// The reading end of a client, counting its wakeups on the loop.
   final class Reader {
     let fd: FileDescriptor

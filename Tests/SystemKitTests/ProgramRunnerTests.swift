@@ -1,8 +1,9 @@
 import SystemKit
+import TestThreads
 import Testing
 
 /// The one spawn-and-capture helper (rotate's hooks and wlr-randr, calibrate's udevadm).
-@Suite struct ProgramRunnerTests {
+@Suite(.ownThreads) struct ProgramRunnerTests {
   @Test func capturesBothStreamsStatusAndEnvironment() throws {
     let outcome = try ProgramRunner.run(
       ["sh", "-c", "echo \"out $HOOK_VALUE\"; echo err >&2; exit 3"],

@@ -1,9 +1,10 @@
 import Glibc
 import SystemKit
 import TestSupport
+import TestThreads
 import Testing
 
-@Suite struct SysfsAttributeTests {
+@Suite(.ownThreads) struct SysfsAttributeTests {
   /// Writes `value` to a new file and renames it over `path`, as umockdev's
   /// `umockdev_testbed_set_attribute()` (`g_file_set_contents`) does.
   private func replace(_ path: String, _ value: String) throws {
