@@ -14,10 +14,10 @@ import Testing
 struct MotionPolkitTests {
   static let action = "org.orientd.motion.read"
 
-  /// `pkcheck` of the action for the process `pid` (0 authorized, 1 not), on the private bus.
-  func check(_ polkit: PrivatePolkit, pid: pid_t) throws -> Int32 {
+  /// `pkcheck` of `action` for the process `pid` (0 authorized, 1 not), on the private bus.
+  func check(_ polkit: PrivatePolkit, pid: pid_t, action: String = MotionPolkitTests.action) throws -> Int32 {
     try ChildProcess.run(
-      ["pkcheck", "--action-id", Self.action, "--process", "\(pid)"],
+      ["pkcheck", "--action-id", action, "--process", "\(pid)"],
       environment: polkit.bus.environment, outputDirectory: polkit.bus.directory.path
     ).status
   }
@@ -49,9 +49,13 @@ struct MotionPolkitTests {
           return polkit.Result.YES;
       });
       """)
-    // polkitd reloads rules by inotify: still refused 3 s later.
-    let granted = waitFor(timeout: 3) { (try? check(polkit, pid: nobody.pid)) != 1 }
-    #expect(!granted, "the claim rule grants no motion")
+    // polkitd reloads rules by inotify: once the rule grants the claim it is loaded, and
+    // motion is still refused. (Waiting for the claim, not out a fixed time for motion.)
+    let claim = "net.hadess.SensorProxy.claim-sensor"
+    #expect(
+      waitFor(timeout: 10) { (try? check(polkit, pid: nobody.pid, action: claim)) == 0 },
+      "the claim rule is loaded")
+    #expect(try check(polkit, pid: nobody.pid) == 1, "the claim rule grants no motion")
     try polkit.addRule(
       "41-motion.rules",
       """
