@@ -15,7 +15,9 @@ struct MotionPolkitTests {
   static let action = "org.orientd.motion.read"
 
   /// `pkcheck` of `action` for the process `pid` (0 authorized, 1 not), on the private bus.
-  func check(_ polkit: PrivatePolkit, pid: pid_t, action: String = MotionPolkitTests.action) throws -> Int32 {
+  func check(
+    _ polkit: PrivatePolkit, pid: pid_t, action: String = MotionPolkitTests.action
+  ) throws -> Int32 {
     try ChildProcess.run(
       ["pkcheck", "--action-id", action, "--process", "\(pid)"],
       environment: polkit.bus.environment, outputDirectory: polkit.bus.directory.path
