@@ -39,9 +39,11 @@
 ///    through a pause. The opposite orientation has no band (Android's listener has none
 ///    either). A deliberate turn that crossed the 45 degree boundary and stopped inside the
 ///    band (the hand slower than half a deliberate turn, clean, no motion) commits after
-///    `motionSettleTime`. When the device swings back and forth (the lead reverses three
-///    times within two `settleTimeSlow`: a pocket on a walking leg) there is no deliberate
-///    turn, and only the reference filter, decisive for `settleTimeSlow`, commits.
+///    `motionSettleTime`. When the device swings back and forth (the lead reverses twice
+///    within two `settleTimeSlow`: a pocket on a walking leg; until the lead stays under
+///    half of `turnAngle` for `turnTimeConstant`) there is no deliberate turn, and only the
+///    reference filter, decisive for `settleTimeSlow`, commits. Evidence counts the time
+///    seen: not the span of rejected samples before a sample.
 /// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
 ///    at once, so a new client gets an answer within one sample; so does a clean (magnitude
 ///    within `motionThreshold`), decisive sample that the filter has forgotten the previous
@@ -115,6 +117,8 @@ public struct OrientationDetector: Sendable {
   private var reversal2 = -Double.infinity
   /// The last sample with a lead of at least turnAngle.
   private var leadTime = -Double.infinity
+  /// Since when the lead has stayed under half of turnAngle (the reference caught up).
+  private var calmSince = Double.infinity
   /// Whether the sample is within half a deliberate turn's speed (turnAngle per
   /// turnTimeConstant, halved) of the previous filtered vector: the hand has stopped.
   private var stopped = false
@@ -154,7 +158,7 @@ public struct OrientationDetector: Sendable {
     turnRadians = p.turnAngle * degrees
     gravityEstimator = GravityEstimator(nominal: p.gravity)
     (rejectLow2, rejectHigh2, motionLow2, motionHigh2, impactLow2, impactHigh2) =
-      OrientationDetector.magnitudeLimits(gravity: p.gravity, parameters: p)
+      p.magnitudeLimits(gravity: p.gravity)
     sinFlatEnter2 = square(sin(p.flatEnter * degrees))
     sinFlatLeave2 = square(sin(p.flatLeave * degrees))
     sinVerticalUp2 = square(sin(min(p.verticalLimit + 1.5, 89) * degrees))
@@ -194,20 +198,9 @@ public struct OrientationDetector: Sendable {
     useGravity(parameters.gravity)
   }
 
-  /// The squared magnitude limits (reject, motion, impact: low/high) for a gravity.
-  private static func magnitudeLimits(gravity g: Double, parameters p: DetectorParameters)
-    -> (Double, Double, Double, Double, Double, Double)
-  {
-    (
-      square(g * (1 - p.magnitudeTolerance)), square(g * (1 + p.magnitudeTolerance)),
-      square(g * (1 - p.motionThreshold)), square(g * (1 + p.motionThreshold)),
-      square(g * (1 - p.impactThreshold)), square(g * (1 + p.impactThreshold))
-    )
-  }
-
   private mutating func useGravity(_ g: Double) {
     (rejectLow2, rejectHigh2, motionLow2, motionHigh2, impactLow2, impactHigh2) =
-      OrientationDetector.magnitudeLimits(gravity: g, parameters: parameters)
+      parameters.magnitudeLimits(gravity: g)
   }
 
   /// Feeds one sample.
@@ -234,6 +227,7 @@ public struct OrientationDetector: Sendable {
       rejections.timeBackwards += 1
       return nil
     }
+    let previousTime = lastTime
     let m2 = x * x + y * y + z * z
     guard m2 > 0 else {
       rejections.zeroVector += 1
@@ -346,8 +340,11 @@ public struct OrientationDetector: Sendable {
     tilt = newTilt
 
     let clean = m2 >= motionLow2 && m2 <= motionHigh2
+    // Evidence counts the time seen: after a span of rejected samples (a hard jolt) the sample
+    // counts only since the last one received, though the filters take the whole span.
+    let seen = min(dt, t - previousTime)
     let orientationChanged =
-      flat ? holdWhileFlat(time: t) : decide(f: f, dt: dt, time: t, steady: steady, clean: clean)
+      flat ? holdWhileFlat(time: t) : decide(f: f, dt: seen, time: t, steady: steady, clean: clean)
     fresh = false
     guard orientationChanged || tiltChanged else { return nil }
     return DetectorUpdate(
@@ -404,6 +401,8 @@ public struct OrientationDetector: Sendable {
     // A lead beyond 90 degrees is no swing: the reference half way through a quick 180 degree
     // turn averages opposite directions, and its angle means nothing.
     let sign = dot <= 0 || !big ? 0 : (cross > 0 ? 1 : -1)
+    let calm = dot > 0 && 4 * cross * cross < sinTurn2 * (u * u + v * v) * (ru * ru + rv * rv)
+    calmSince = calm ? min(calmSince, t) : .infinity
     let swingWindow = 2 * parameters.settleTimeSlow
     if sign != 0 {
       if sign != leadSign {
@@ -422,7 +421,9 @@ public struct OrientationDetector: Sendable {
     // Two reversals within two marginal hold times: one way, back and that way again (a leg
     // or an arm swinging the device at a stride's pace); a turn, even one whose overshoot
     // settles back, reverses once at most. A lengthening stride swings past the band early.
-    let repetitive = t - reversal2 < swingWindow
+    // The swing is over once calm for turnTimeConstant: a leg swings past the reference at
+    // every stride, a hand that stopped after a hesitating half turn lets it catch up.
+    let repetitive = t - reversal2 < swingWindow && t - calmSince < turnTau
     if nearest == orientation {
       candidate = .undefined
       evidence = 0

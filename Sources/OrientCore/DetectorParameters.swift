@@ -386,3 +386,14 @@ public struct DetectorParameters: Sendable, Equatable {
     }
   }
 }
+
+extension DetectorParameters {
+  /// The squared magnitude limits (reject, motion, impact: low/high) for a gravity.
+  func magnitudeLimits(gravity g: Double) -> (Double, Double, Double, Double, Double, Double) {
+    (
+      square(g * (1 - magnitudeTolerance)), square(g * (1 + magnitudeTolerance)),
+      square(g * (1 - motionThreshold)), square(g * (1 + motionThreshold)),
+      square(g * (1 - impactThreshold)), square(g * (1 + impactThreshold))
+    )
+  }
+}

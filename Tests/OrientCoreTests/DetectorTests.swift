@@ -385,6 +385,28 @@ func changes(
 }
 
 /// Issue 25: what follows a still period, and the gait.
+@Suite struct DetectorSwingTests {
+  /// A hand that wiggles the device back and forth (the lead reverses twice: the swing rule),
+  /// then turns it to landscape and holds it still: once the reference filter has caught up
+  /// the swing is over, and the turn commits within 0.9 s of the hand stopping instead of
+  /// waiting `settle-time-slow` for the reference (1.15 s before the swing could end).
+  @Test(arguments: [50.0, 100.0])
+  func aSwingThatStopsIsOver(rate: Double) {
+    var line = Timeline(rate: rate)
+    line.hold(1, angle: 0, tilt: 20)
+    line.move(0.2, from: (0, 20), to: (-40, 20))
+    line.move(0.3, from: (-40, 20), to: (30, 20))
+    line.move(0.25, from: (30, 20), to: (-20, 20))
+    line.move(0.35, from: (-20, 20), to: (95, 20))
+    let stop = line.time
+    line.hold(3, angle: 95, tilt: 20)
+    let result = changes(line.samples)
+    #expect(result.map(\.orientation) == [.normal, .leftUp])
+    let committed = result.last.map { $0.time - stop } ?? 99
+    #expect(committed <= 0.9, "left-up \(committed) s after the hand stopped")
+  }
+}
+
 @Suite struct DetectorAfterStillTests {
   /// A sampler that slowed down while the device was still reads the turned device once: that
   /// clean, decisive sample commits at once, as iio-sensor-proxy's poll would (a sample the
