@@ -18,32 +18,31 @@
 /// 4. The in-plane angle theta = atan2(x, -y) (clockwise device rotation) is bucketed into the
 ///    nearest orientation. A different orientation becomes a candidate only when theta is more
 ///    than `hysteresis` degrees past the 45 degree boundary.
-/// 5. Evidence for the candidate accumulates at 1/T per second. While the device is steady
-///    (its gravity direction turns slower than `steadyRate`, or two consecutive samples agree
-///    within `settledAngle`), T falls from `settleTimeSlow`
-///    just past the band to `settleTimeFast` at `decisiveAngle` into the new sector, as
-///    1 - x^2 of the normalised depth x; a deliberate turn (the angle leads a slower reference
-///    filter by `turnAngle`, away from the current orientation) is decisive at once. While it
-///    turns faster, T is `settleTimeSlow`. The candidate is committed when the evidence reaches
-///    1; one sample adds at most 0.5, so a single wild sample never commits. Evidence is
-///    cleared when the candidate changes or falls back into the band. It does not grow at all
-///    within `motionHold` of an impact (the magnitude off g by more than `impactThreshold`:
-///    shaking, a hard jolt), and grows only from decisive evidence (the turn rule, or
-///    `decisiveAngle` deep), held for at least `motionSettleTime`, within `motionHold` of
-///    motion (off by more than `motionThreshold`: footsteps, braking); through either, the
-///    slower reference filter (which averages a gait out) deep in the candidate's sector
-///    counts too. No evidence while the display swings towards flat (its tilt leads the
-///    reference's by `turnAngle`), while it lies flat, or within `motionHold` after either,
-///    and none (cleared) while the angle heads back towards the current orientation by
-///    `turnAngle`; a deliberate turn that brought the angle past the band stays decisive
-///    through a pause. The opposite orientation has no band (Android's listener has none
-///    either). A deliberate turn that crossed the 45 degree boundary and stopped inside the
-///    band (the hand slower than half a deliberate turn, clean, no motion) commits after
-///    `motionSettleTime`. When the device swings back and forth (the lead reverses twice
-///    within two `settleTimeSlow`: a pocket on a walking leg; until the lead stays under
-///    half of `turnAngle` for `turnTimeConstant`) there is no deliberate turn, and only the
-///    reference filter, decisive for `settleTimeSlow`, commits. Evidence counts the time
-///    seen: not the span of rejected samples before a sample.
+/// 5. Evidence for the candidate accumulates at 1/T per second. While the device is steady (its
+///    gravity direction turns slower than `steadyRate`, or two consecutive samples agree within
+///    `settledAngle`), T falls from `settleTimeSlow` just past the band to `settleTimeFast` at
+///    `decisiveAngle` into the new sector, as 1 - x^2 of the normalised depth x; a deliberate turn
+///    (the angle leads a slower reference filter by `turnAngle`, away from the current orientation)
+///    is decisive at once. While it turns faster, T is `settleTimeSlow`. The candidate is committed
+///    when the evidence reaches 1; one sample adds at most 0.5, so a single wild sample never
+///    commits. Evidence is cleared when the candidate changes or falls back into the band. It does
+///    not grow at all within `motionHold` of an impact (the magnitude off g by more than
+///    `impactThreshold`: shaking, a hard jolt), and grows only from decisive evidence (the turn
+///    rule, or `decisiveAngle` deep), held for at least `motionSettleTime`, within `motionHold` of
+///    motion (off by more than `motionThreshold`: footsteps, braking); through either, the turn
+///    rule once the slower reference filter (which averages a gait out) is in the candidate's
+///    sector, and that filter deep in it, count too. No evidence while the display swings towards
+///    flat (its tilt leads the reference's by `turnAngle`), while it lies flat, or within
+///    `motionHold` after either, and none (cleared) while the angle heads back towards the current
+///    orientation by `turnAngle`; a deliberate turn that brought the angle past the band stays
+///    decisive through a pause. The opposite orientation has no band (Android's listener has none
+///    either). A deliberate turn that crossed the 45 degree boundary and stopped inside the band
+///    (the hand slower than half a deliberate turn, clean, no motion) commits after
+///    `motionSettleTime`. When the device swings back and forth (the lead reverses twice within two
+///    `settleTimeSlow`: a pocket on a walking leg; until the lead stays under half of `turnAngle`
+///    for `turnTimeConstant`) there is no deliberate turn, and only the reference filter, decisive
+///    for `settleTimeSlow`, commits. Evidence counts the time seen: not the span of rejected
+///    samples before a sample.
 /// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
 ///    at once, so a new client gets an answer within one sample; so does a clean (magnitude
 ///    within `motionThreshold`), decisive sample that the filter has forgotten the previous
@@ -498,10 +497,10 @@ public struct OrientationDetector: Sendable {
       guard referenceDecisive(for: nearest) else { return false }
     } else if impact || moving {
       // Walking, running, braking: footsteps tilt single readings, so steadiness says little.
-      // Decisive evidence counts: a deliberate turn (not through impacts), or the slower
-      // reference filter, which averages a gait out, deep in the candidate's sector with its
-      // magnitude clear of an impact; it must hold for motionSettleTime.
-      let deliberate = !impact && turnLatched
+      // Decisive evidence counts: a deliberate turn (through impacts only once the reference,
+      // which averages a gait out, is in the candidate's sector: one jolt looks like a turn),
+      // or that reference deep there, its magnitude clear of an impact, for motionSettleTime.
+      let deliberate = turnLatched && (!impact || referenceNearest() == nearest)
       guard deliberate || referenceDecisive(for: nearest) else { return false }
       wait = max(settleTimeFast, parameters.motionSettleTime)
     } else if steady && turnLatched {
@@ -570,21 +569,21 @@ public struct OrientationDetector: Sendable {
     return tilt - referenceTilt >= turnRadians
   }
 
-  /// Whether the reference filter (which averages a gait or a shake out) is `decisiveAngle`
-  /// deep in `target`'s sector, and its magnitude clear of an impact.
-  private func referenceDecisive(for target: Orientation) -> Bool {
-    guard referenceM2 >= impactLow2, referenceM2 <= impactHigh2 else { return false }
+  /// The orientation the reference filter (which averages a gait or a shake out) points to,
+  /// or `undefined` while its magnitude is off by an impact.
+  private func referenceNearest() -> Orientation {
+    guard referenceM2 >= impactLow2, referenceM2 <= impactHigh2 else { return .undefined }
     let u = reference.x
     let v = -reference.y
-    let au = abs(u)
-    let av = abs(v)
-    let nearest: Orientation
-    if av >= au {
-      nearest = v >= 0 ? .normal : .bottomUp
-    } else {
-      nearest = u > 0 ? .leftUp : .rightUp
-    }
-    guard nearest == target else { return false }
+    if abs(v) >= abs(u) { return v >= 0 ? .normal : .bottomUp }
+    return u > 0 ? .leftUp : .rightUp
+  }
+
+  /// Whether the reference filter is `decisiveAngle` deep in `target`'s sector, and its
+  /// magnitude clear of an impact.
+  private func referenceDecisive(for target: Orientation) -> Bool {
+    guard referenceNearest() == target else { return false }
+    let (au, av) = (abs(reference.x), abs(reference.y))
     return depth(minor: min(au, av), major: max(au, av)) >= 1
   }
 

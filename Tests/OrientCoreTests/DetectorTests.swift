@@ -405,6 +405,30 @@ func changes(
     let committed = result.last.map { $0.time - stop } ?? 99
     #expect(committed <= 0.9, "left-up \(committed) s after the hand stopped")
   }
+
+  /// Turned to landscape while running (a 2 Hz bounce of 0.5 g along gravity: the filtered
+  /// magnitude is beyond `impact-threshold` most of the time): the deliberate turn counts
+  /// through the impacts once the reference filter, which averages the gait out, has crossed
+  /// into the new sector, so left-up commits within 0.4 s of the 45 degree crossing (it
+  /// waited for the reference to be decisive: 0.42-0.47 s at 50 and 100 Hz).
+  @Test(arguments: [25.0, 50.0, 100.0])
+  func aTurnWhileRunningCountsThroughTheImpacts(rate: Double) {
+    var samples: [Sample] = []
+    var crossed = 0.0
+    var t = 0.0
+    while t < 6 {
+      t += 1 / rate
+      let x = min(1, max(0, (t - 3) / 0.5))
+      let angle = 90 * x * x * x * (10 - 15 * x + 6 * x * x)
+      if angle >= 45 && crossed == 0 { crossed = t }
+      let bounce = 0.5 * sin(2 * Double.pi * 2 * t)
+      samples.append(Sample(time: t, acceleration: gravity(angle: angle, tilt: 20) * (1 + bounce)))
+    }
+    let result = changes(samples)
+    #expect(result.map(\.orientation) == [.normal, .leftUp])
+    let latency = result.last.map { $0.time - crossed } ?? 99
+    #expect(latency <= 0.4, "left-up \(latency) s after the 45 degree crossing")
+  }
 }
 
 @Suite struct DetectorAfterStillTests {
