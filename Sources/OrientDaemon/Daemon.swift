@@ -47,6 +47,8 @@ public final class OrientDaemon {
   private var connection: DBusConnection?
   private var tracker: DBusClientTracker?
   private var ownedNames: [String] = []
+  /// logind's lock and power saving, followed while `[face] enabled`.
+  private var systemState: SystemStateFollower?
 
   /// orientd's own bus name and interface.
   public static let orientdName = Wire.orientdName
@@ -165,6 +167,7 @@ public final class OrientDaemon {
     publisher.servesCompatibility = servesCompatibility
     core.attach(
       bus: publisher, tracker: tracker, authority: PolkitAuthority(connection: connection))
+    followSystemState()
     let names = ownedNames.joined(separator: " and ")
     logger.notice(
       "serving \(names) on \(connection.address); "
@@ -212,6 +215,8 @@ public final class OrientDaemon {
     guard exitStatus == nil else { return }
     exitStatus = status
     core.shutdown()
+    systemState?.close()
+    systemState = nil
     if let connection {
       if connection.isConnected {
         for name in ownedNames { _ = try? connection.releaseName(name) }
@@ -235,7 +240,33 @@ public final class OrientDaemon {
   // MARK: Configuration
 
   /// Applies a new configuration (`DaemonCore.reload`).
-  public func reload(_ new: DaemonConfiguration) { core.reload(new) }
+  public func reload(_ new: DaemonConfiguration) {
+    core.reload(new)
+    if exitStatus == nil && connection != nil { followSystemState() }
+  }
+
+  /// Follows the session's lock and power saving on the system bus while face-aware rotation
+  /// is on; without the system bus the camera is never used (the lock state is unknown).
+  private func followSystemState() {
+    guard core.isFaceResolving else {
+      systemState?.close()
+      systemState = nil
+      core.faceConditions = FaceConditions()
+      return
+    }
+    guard systemState == nil else { return }
+    do {
+      let follower = try SystemStateFollower(
+        bus: .system, loop: loop, logger: logger.child("face"))
+      follower.onChange = { [weak self] conditions in self?.core.faceConditions = conditions }
+      try follower.start()
+      systemState = follower
+    } catch {
+      logger.warning(
+        "cannot follow logind and power-profiles-daemon on the system bus (\(error.message)): "
+          + "the camera is not used for face-aware rotation")
+    }
+  }
 
   /// SIGHUP: re-reads the configuration file; a broken file is reported and the previous
   /// configuration stays.

@@ -1,4 +1,5 @@
 import DBusKit
+import FaceClient
 import OrientCore
 import OrientLog
 import OrientWire
@@ -31,17 +32,20 @@ public final class DaemonCore {
   let desk: ClaimDesk
   let orientation: OrientationService
   let posture: PostureController
+  let face: FaceService
   private var bus: (any BusPublisher)?
   private var logger: Logger
   private var wanted: Set<SensorKind> = []
   private var isShutDown = false
 
   /// A core on `sensors` and `scheduler`; firmware tablet-mode switches are followed on `loop`
-  /// and `watcher` when given.
+  /// and `watcher` when given. Face-aware rotation asks with `faceAsker` (default: orientd-face
+  /// children on `loop`) and finds the program with `locateFaceProgram`.
   public init(
     configuration: DaemonConfiguration, sensors: any SensorSource, scheduler: any Scheduler,
     claimReplyBound: Duration, logger: Logger, loop: EventLoop? = nil,
-    watcher: DeviceWatcher? = nil
+    watcher: DeviceWatcher? = nil, faceAsker: (any FaceAsking)? = nil,
+    locateFaceProgram: @escaping (String?) -> String? = FaceProgram.locate
   ) {
     self.configuration = configuration
     self.sensors = sensors
@@ -51,6 +55,9 @@ public final class DaemonCore {
     posture = PostureController(
       sensors: sensors, loop: loop, watcher: watcher, settings: configuration.posture,
       logger: logger.child("posture"))
+    face = FaceService(
+      scheduler: scheduler, asker: faceAsker ?? loop.map { ChildFaceAsking(loop: $0) },
+      locate: locateFaceProgram, logger: logger.child("face"))
     sensors.onEvent = { [weak self] event in self?.sensorEvent(event) }
     desk.onClaimsChanged = { [weak self] in self?.claimsChanged() }
     desk.answer = { [weak self] call, target in
@@ -58,6 +65,9 @@ public final class DaemonCore {
     }
     posture.onChange = { [weak self] in self?.postureChanged() }
     posture.onWantsSensorsChanged = { [weak self] in self?.applyWanted() }
+    face.onDecision = { [weak self] decision in self?.faceDecided(decision) }
+    face.onCameraInUse = { [weak self] inUse in self?.cameraInUse(inUse) }
+    face.configure(configuration.face, published: published.orientation)
   }
 
   /// Once the sensors are enumerated: the posture looks for firmware switches (and may want
@@ -90,6 +100,16 @@ public final class DaemonCore {
   /// The posture's state.
   public var postureState: PostureState { posture.state }
 
+  /// Whether proposals go through the face resolver (`[face] enabled` and orientd-face
+  /// found).
+  public var isFaceResolving: Bool { face.resolution != nil }
+
+  /// The session's lock and power saving, from the bus followers.
+  public var faceConditions: FaceConditions {
+    get { face.conditions }
+    set { face.conditions = newValue }
+  }
+
   // MARK: Calls
 
   /// A `Claim*` call of `target`.
@@ -116,6 +136,12 @@ public final class DaemonCore {
     configuration = new
     sensors.update(configuration: new.sensors)
     posture.reload(new.posture)
+    let wasResolving = face.resolution
+    face.configure(new.face, published: published.orientation)
+    if face.resolution !== wasResolving {
+      // A question the old settings were asking is asked again with the new ones.
+      proposeCurrentDetection()
+    }
   }
 
   /// Stops reading (restoring the sensors' settings), answers held claims, fails calls waiting
@@ -126,6 +152,7 @@ public final class DaemonCore {
     sensors.stopAll()
     wanted = []
     posture.shutdown()
+    face.close()
     desk.close()
   }
 
@@ -209,13 +236,60 @@ public final class DaemonCore {
     next.sensorProxyTilt = proxyTilt
     guard let update else { return publishAccelerometer(next) }
     // Undefined only while flat since the start: then the last orientation stays published.
-    next.orientation = effectiveOrientation(update.orientation)
+    let detected = effectiveOrientation(update.orientation)
     next.tilt = update.tilt
+    next = proposed(detected, in: next)
     if next.orientation != published.orientation {
       logger.info("orientation \(next.orientation.rawValue) (tilt \(next.tilt.rawValue))")
     }
     publishAccelerometer(next)
     desk.firstReading(.accelerometer)
+  }
+
+  /// `next` with the orientation to publish for `detected`: `detected` itself, or with
+  /// face-aware rotation what the resolver decides (the current orientation while the camera
+  /// is asked or after a veto).
+  private func proposed(_ detected: Orientation, in state: PublishedState) -> PublishedState {
+    var next = state
+    guard face.resolution != nil, !posture.holdsOrientationNormal else {
+      next.orientation = detected
+      next.suggestedOrientation = nil
+      return next
+    }
+    if detected != next.suggestedOrientation { next.suggestedOrientation = nil }
+    let (orientation, decision) = face.propose(detected, published: published.orientation)
+    next.orientation = orientation
+    // Asking started orientd-face and published CameraInUse meanwhile.
+    next.cameraInUse = published.cameraInUse
+    if let decision { next.suggestedOrientation = decision.changed ? nil : decision.proposed }
+    return next
+  }
+
+  /// After a reload that made a new resolver: the detector's orientation, if it differs from
+  /// what is published, is proposed to it.
+  private func proposeCurrentDetection() {
+    guard orientation.detector.hasReading else { return }
+    let next = proposed(effectiveOrientation(orientation.detector.orientation), in: published)
+    if next != published { publishAccelerometer(next) }
+  }
+
+  /// The camera's answer (or the timeout) decided a proposal.
+  private func faceDecided(_ decision: FaceDecision) {
+    var next = published
+    next.orientation = decision.orientation
+    next.suggestedOrientation = decision.changed ? nil : decision.proposed
+    if next.orientation != published.orientation {
+      logger.info("orientation \(next.orientation.rawValue) (tilt \(next.tilt.rawValue))")
+    }
+    publishAccelerometer(next)
+  }
+
+  /// orientd-face started or stopped: `CameraInUse`, broadcast.
+  private func cameraInUse(_ inUse: Bool) {
+    guard published.cameraInUse != inUse else { return }
+    var next = published
+    next.cameraInUse = inUse
+    publishAccelerometer(next)
   }
 
   /// The posture's published state changed; with `laptop-orientation = normal` the
@@ -243,10 +317,13 @@ public final class DaemonCore {
   /// would otherwise never hear that a sensor arrived).
   private func publishAccelerometer(_ next: PublishedState) {
     published = next
+    // An orientation set without the resolver drops its question (which may publish
+    // CameraInUse first): what goes out is `published` after that.
+    face.follow(next.orientation)
     guard let bus else { return }
-    bus.publish(next, on: .orientation, to: desk.claims.claimers(.orientd))
-    bus.publish(next, on: .sensorProxy, to: desk.claims.claimers(.sensorProxy))
-    bus.publish(next, on: .posture, to: desk.claims.claimers(.posture))
+    bus.publish(published, on: .orientation, to: desk.claims.claimers(.orientd))
+    bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.sensorProxy))
+    bus.publish(published, on: .posture, to: desk.claims.claimers(.posture))
   }
 
   /// One ambient kind's change, to that kind's claimers only (a sensor appearing or going away

@@ -12,6 +12,12 @@ public enum OrientdProperty: String, DBusPropertyName {
   case tilt = "Tilt"
   /// `a{sv}`: the sensor's description.
   case sensor = "Sensor"
+  /// `b`: orientd-face is running for a proposed rotation (the camera may be open), for a
+  /// privacy indicator. Its changes are broadcast.
+  case cameraInUse = "CameraInUse"
+  /// `s`: the accelerometer's orientation while a face kept `Orientation` from turning to it
+  /// (a desktop can offer "rotate anyway"); empty when there is none.
+  case suggestedOrientation = "SuggestedOrientation"
 
   /// `org.orientd.Orientation1`.
   public static let interface = Wire.orientdName
@@ -19,8 +25,8 @@ public enum OrientdProperty: String, DBusPropertyName {
   /// The D-Bus type.
   public var type: DBusType {
     switch self {
-    case .hasAccelerometer: .boolean
-    case .orientation, .tilt: .string
+    case .hasAccelerometer, .cameraInUse: .boolean
+    case .orientation, .tilt, .suggestedOrientation: .string
     case .rotation: .uint32
     case .sensor: .stringVariantDictionary
     }
@@ -30,8 +36,9 @@ public enum OrientdProperty: String, DBusPropertyName {
   public var sentWith: [OrientdProperty] { self == .rotation ? [.orientation] : [] }
 
   /// A sensor appearing or going away is broadcast: a client that claims only once
-  /// `HasAccelerometer` is true would otherwise never hear that a sensor arrived.
-  public var isBroadcastOnChange: Bool { self == .hasAccelerometer }
+  /// `HasAccelerometer` is true would otherwise never hear that a sensor arrived. The camera's
+  /// use is broadcast too: a privacy indicator claims nothing.
+  public var isBroadcastOnChange: Bool { self == .hasAccelerometer || self == .cameraInUse }
 }
 
 /// The properties of `net.hadess.SensorProxy`, in introspection order.

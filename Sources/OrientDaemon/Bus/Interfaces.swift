@@ -97,6 +97,8 @@ extension OrientdProperty: PublishedProperty {
     case .rotation: .uint32(state.rotation)
     case .tilt: .string(state.tilt.rawValue)
     case .sensor: .stringVariantDictionary(state.sensor)
+    case .cameraInUse: .boolean(state.cameraInUse)
+    case .suggestedOrientation: .string(state.suggestedOrientation?.rawValue ?? "")
     }
   }
 }
