@@ -20,6 +20,8 @@ final class SystemStateFollower {
   private var session: (path: DBusObjectPath, subscription: DBusSubscription?)?
   /// Power saving as each power-profiles-daemon name says it.
   private var saving: [String: Bool] = [:]
+  /// The conditions last reported (`nil`: none yet).
+  private var reported: FaceConditions?
 
   /// Connects to `bus` (the system bus; `DBUS_SYSTEM_BUS_ADDRESS` moves it in tests).
   ///
@@ -158,10 +160,17 @@ final class SystemStateFollower {
   }
 
   private func update() {
+    let before = reported
     conditions.powerSaving = saving.values.contains(true)
-    logger.debug(
-      "session \(conditions.sessionLocked.map { $0 ? "locked" : "unlocked" } ?? "unknown"), "
-        + "power saving \(conditions.powerSaving ? "on" : "off")")
+    reported = conditions
+    guard before != conditions else { return }
+    if before?.sessionLocked != conditions.sessionLocked {
+      logger.info(
+        "session \(conditions.sessionLocked.map { $0 ? "locked" : "unlocked" } ?? "lock unknown")")
+    }
+    if before?.powerSaving != conditions.powerSaving {
+      logger.info("power saving \(conditions.powerSaving ? "on" : "off")")
+    }
     onChange(conditions)
   }
 
