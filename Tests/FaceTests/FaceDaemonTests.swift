@@ -28,15 +28,7 @@ struct FaceDaemonTests {
     init(face: String, camera: String?, logind: Bool = true) throws {
       bus = try PrivateBus(openPolicy: true)
       directory = try TemporaryDirectory("face-daemon")
-      if logind {
-        let mock = try DBusMock("logind", bus: bus)
-        try mock.call(
-          "/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "AddSession",
-          ["ssusb", "c1", "seat0", "1000", "user", "true"])
-        self.logind = mock
-      } else {
-        self.logind = nil
-      }
+      self.logind = logind ? try DBusMock.logindWithSession(bus: bus) : nil
       let config = directory.file("orientd.conf")
       try writeFile(
         config, "[face]\nenabled = yes\n" + (camera.map { "camera = \($0)\n" } ?? "") + face)
@@ -190,62 +182,5 @@ struct FaceDaemonTests {
     #expect(waitFor(timeout: 15) { rig.watch.standardOutput.contains("left-up") }, "\(rig.log)")
     #expect(rig.log.contains("the session's lock state is unknown"), "\(rig.log)")
     #expect(rig.cameraInUseSeen.isEmpty)
-  }
-}
-
-/// A python3-dbusmock template on a private bus (Debian's python3-dbusmock, run with Debian's
-/// Python, which has its `dbus` module).
-final class DBusMock {
-  let process: ChildProcess
-  let bus: PrivateBus
-  let name: String
-
-  static var isAvailable: Bool {
-    access("/usr/lib/python3/dist-packages/dbusmock/templates/logind.py", R_OK) == 0
-  }
-
-  /// The bus names of the templates used here.
-  static let names = [
-    "logind": "org.freedesktop.login1", "power_profiles_daemon": "net.hadess.PowerProfiles",
-  ]
-
-  init(_ template: String, bus: PrivateBus) throws {
-    self.bus = bus
-    name = DBusMock.names[template] ?? template
-    process = try ChildProcess(
-      ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", template],
-      environment: bus.environment, outputDirectory: bus.directory.path)
-    let name = name
-    let up = waitFor(timeout: 20) {
-      let result = try? ChildProcess.run(
-        ["busctl", "--address=\(bus.address)", "status", name],
-        outputDirectory: bus.directory.path)
-      return result?.status == 0
-    }
-    guard up else { throw TestFailure("dbusmock \(template): \(process.standardError)") }
-  }
-
-  deinit { process.killNow() }
-
-  /// `busctl call` on the mock.
-  func call(_ path: String, _ interface: String, _ method: String, _ arguments: [String])
-    throws
-  {
-    let result = try ChildProcess.run(
-      ["busctl", "--address=\(bus.address)", "call", name, path, interface, method] + arguments,
-      outputDirectory: bus.directory.path)
-    guard result.status == 0 else { throw TestFailure("busctl \(method): \(result.stderr)") }
-  }
-
-  /// Sets a string property (dbusmock announces it with `PropertiesChanged`).
-  func setProperty(_ path: String, _ interface: String, _ property: String, _ value: String)
-    throws
-  {
-    let result = try ChildProcess.run(
-      [
-        "busctl", "--address=\(bus.address)", "set-property", name, path, interface, property,
-        "s", value,
-      ], outputDirectory: bus.directory.path)
-    guard result.status == 0 else { throw TestFailure("busctl set-property: \(result.stderr)") }
   }
 }
