@@ -4,8 +4,8 @@ import OrientDaemon
 import OrientLog
 import OrientWire
 import SystemKit
-import TextFormats
 import Testing
+import TextFormats
 
 /// Face-aware rotation in the daemon's logic (DaemonCore on the fakes of CoreFakes.swift, a
 /// ManualScheduler, and a scripted camera in place of orientd-face): what is committed, kept
