@@ -92,19 +92,13 @@ struct FaceDaemonTests {
     }
   }
 
-  func camera(_ photo: String, in directory: TemporaryDirectory) throws -> String {
-    let folder = directory.file("camera")
-    mkdir(folder, 0o755)
-    try Photos.turned(photo, degrees: 0, to: folder + "/0001.jpg", logs: directory)
-    return "file:\(folder)"
-  }
-
   // The debug build on a loaded machine: the answer is checked here, not its speed (5000 ms,
   // the longest timeout allowed); scripts/bench/face.sh measures the latency.
 
   @Test func aFaceUprightInPortraitKeepsPortraitAndCameraInUseIsBroadcast() throws {
     let photos = try TemporaryDirectory("face-photo")
-    let rig = try Rig(face: "timeout = 5000\n", camera: try camera(Photos.hopper, in: photos))
+    let rig = try Rig(
+      face: "timeout = 5000\n", camera: try Photos.camera(Photos.hopper, in: photos))
     try rig.turn(degrees: 90)
     #expect(
       waitFor(timeout: 30) { rig.log.contains("face: kept normal, not left-up") }, "\(rig.log)")
@@ -124,7 +118,8 @@ struct FaceDaemonTests {
 
   @Test func withoutAFaceTheTurnIsCommitted() throws {
     let photos = try TemporaryDirectory("face-photo")
-    let rig = try Rig(face: "timeout = 5000\n", camera: try camera(Photos.noFace[1], in: photos))
+    let rig = try Rig(
+      face: "timeout = 5000\n", camera: try Photos.camera(Photos.noFace[1], in: photos))
     try rig.turn(degrees: 90)
     #expect(
       waitFor(timeout: 30) { rig.watch.standardOutput.contains("left-up") },
@@ -152,7 +147,8 @@ struct FaceDaemonTests {
 
   @Test func aLockedSessionOrPowerSavingKeepsTheCameraOff() throws {
     let photos = try TemporaryDirectory("face-photo")
-    let rig = try Rig(face: "timeout = 5000\n", camera: try camera(Photos.hopper, in: photos))
+    let rig = try Rig(
+      face: "timeout = 5000\n", camera: try Photos.camera(Photos.hopper, in: photos))
     let logind = try #require(rig.logind)
     try logind.call(
       "/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session", "SetLockedHint",
@@ -177,7 +173,7 @@ struct FaceDaemonTests {
   @Test func withoutLogindTheLockStateIsUnknownAndTheCameraOff() throws {
     let photos = try TemporaryDirectory("face-photo")
     let rig = try Rig(
-      face: "timeout = 5000\n", camera: try camera(Photos.hopper, in: photos), logind: false)
+      face: "timeout = 5000\n", camera: try Photos.camera(Photos.hopper, in: photos), logind: false)
     try rig.turn(degrees: 90)
     #expect(waitFor(timeout: 15) { rig.watch.standardOutput.contains("left-up") }, "\(rig.log)")
     #expect(rig.log.contains("the session's lock state is unknown"), "\(rig.log)")
