@@ -23,15 +23,17 @@ struct FaceDaemonTests {
     let testbed: LiveTestbed
     let watch: ChildProcess
     let monitor: ChildProcess
-    private var current = (0, -1000, 0)
+    let config: String
 
-    init(face: String, camera: String?, logind: Bool = true) throws {
+    init(face: String, camera: String?, logind: Bool = true, enabled: Bool = true) throws {
       bus = try PrivateBus(openPolicy: true)
       directory = try TemporaryDirectory("face-daemon")
       self.logind = logind ? try DBusMock.logindWithSession(bus: bus) : nil
-      let config = directory.file("orientd.conf")
+      config = directory.file("orientd.conf")
       try writeFile(
-        config, "[face]\nenabled = yes\n" + (camera.map { "camera = \($0)\n" } ?? "") + face)
+        config,
+        "[face]\nenabled = \(enabled ? "yes" : "no")\n"
+          + (camera.map { "camera = \($0)\n" } ?? "") + face)
       let orientd = try Built.executable("orientd")
       monitor = try ChildProcess(
         [
@@ -44,6 +46,12 @@ struct FaceDaemonTests {
       let testbed = testbed
       guard waitFor(timeout: 15, { testbed.programStderr.contains("notice: serving ") }) else {
         throw TestFailure("orientd did not start:\n\(testbed.programStderr)")
+      }
+      if logind && enabled {
+        // The lock state is read from logind right after the start: unknown until then.
+        guard waitFor(timeout: 15, { testbed.programStderr.contains("session unlocked") }) else {
+          throw TestFailure("logind not followed:\n\(testbed.programStderr)")
+        }
       }
       watch = try ChildProcess(
         [orientd, "--watch", "--json"], environment: bus.environment,
@@ -178,5 +186,28 @@ struct FaceDaemonTests {
     #expect(waitFor(timeout: 15) { rig.watch.standardOutput.contains("left-up") }, "\(rig.log)")
     #expect(rig.log.contains("the session's lock state is unknown"), "\(rig.log)")
     #expect(rig.cameraInUseSeen.isEmpty)
+  }
+
+  /// SIGHUP applies `[face]`: off at the start (a turn is committed, the camera not asked), on
+  /// after the reload.
+  @Test func aReloadTurnsFaceAwareRotationOn() throws {
+    let photos = try TemporaryDirectory("face-photo")
+    let camera = try Photos.camera(Photos.hopper, in: photos)
+    let rig = try Rig(face: "timeout = 5000\n", camera: camera, enabled: false)
+    try rig.turn(degrees: 90)
+    #expect(waitFor(timeout: 15) { rig.watch.standardOutput.contains("left-up") }, "\(rig.log)")
+    #expect(!rig.log.contains("face-aware rotation on"))
+    try writeFile(rig.config, "[face]\nenabled = yes\ncamera = \(camera)\ntimeout = 5000\n")
+    kill(rig.testbed.programPID, SIGHUP)
+    #expect(waitFor(timeout: 15) { rig.log.contains("session unlocked") }, "\(rig.log)")
+    #expect(rig.log.contains("face-aware rotation on"))
+    // The face is upright in normal: turning back is accepted, turning again is kept back.
+    try rig.turn(degrees: 0)
+    #expect(
+      waitFor(timeout: 30) { rig.log.contains("face: normal committed (camera: accept") },
+      "\(rig.log)")
+    try rig.turn(degrees: 90)
+    #expect(
+      waitFor(timeout: 30) { rig.log.contains("face: kept normal, not left-up") }, "\(rig.log)")
   }
 }
