@@ -80,6 +80,24 @@ struct FaceDaemonTests {
       }
     }
 
+    /// Plays a recorded trace (`time,x,y,z` in s and m/s^2) into the emulated sensor in real
+    /// time.
+    func play(_ trace: String) throws {
+      let start = monotonicSeconds()
+      for line in readFile(trace).split(separator: "\n") where !line.hasPrefix("#") {
+        let fields = line.split(separator: ",").compactMap { Double($0) }
+        guard fields.count == 4 else { continue }
+        let wait = start + fields[0] - monotonicSeconds()
+        if wait > 0 { usleep(UInt32(wait * 1e6)) }
+        let raw = fields[1...3].map { Int(($0 / 9.80665 * 1000).rounded()) }
+        try testbed.perform { scenario in
+          for (axis, value) in zip(["x", "y", "z"], raw) {
+            scenario.set(EmulatedAccelerometer.polled, "in_accel_\(axis)_raw", "\(value)\n")
+          }
+        }
+      }
+    }
+
     /// `busctl get-property` of `org.orientd.Orientation1`, e.g. `s "left-up"`.
     func property(_ name: String) throws -> String {
       let result = try ChildProcess.run(
@@ -209,5 +227,23 @@ struct FaceDaemonTests {
     try rig.turn(degrees: 90)
     #expect(
       waitFor(timeout: 30) { rig.log.contains("face: kept normal, not left-up") }, "\(rig.log)")
+  }
+
+  /// The bed scenario as recorded (Tests/Fixtures/traces/bed-portrait.csv, orient-bench's
+  /// `bed` run 2: lying on one side, turned from portrait to landscape and back twice, which
+  /// `orientd replay` commits as four turns), played into the emulated sensor in real time
+  /// (25 s): with a face upright in portrait both turns to landscape are kept back.
+  @Test func theRecordedBedScenarioWithAFaceKeepsPortrait() throws {
+    let photos = try TemporaryDirectory("face-photo")
+    let rig = try Rig(
+      face: "timeout = 5000\n", camera: try Photos.camera(Photos.hopper, in: photos))
+    try rig.play(ReplayFaceTests.trace)
+    #expect(
+      waitFor(timeout: 30) {
+        rig.log.split(separator: "\n").filter { $0.contains("face: kept normal, not left-up") }
+          .count == 2
+      }, "\(rig.log)")
+    #expect(!rig.watch.standardOutput.contains("left-up"), "\(rig.watch.standardOutput)")
+    #expect(try rig.property("Orientation") == "s \"normal\"")
   }
 }
