@@ -32,8 +32,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 69
   fi
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; }
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    { apt-get -o DPkg::Lock::Timeout=600 update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"; }
 fi
 
 # dpkg-buildpackage writes the packages next to the source tree; they are moved to $out.

@@ -5,7 +5,8 @@
 #
 # usage: vm/run.sh [--systemd] [--keep] [--shell] [--list] [--help] [TEST...]
 #   TEST      guest tests to run (see --list; a test that shares its script with others runs them
-#             all); default: all of them, in order.
+#             all); default: all of them, in order, except those whose script says
+#             "# on-request" in its header (studies of the harness, run only when named).
 #   --systemd the guest boots systemd as PID 1 on a writable overlay of the host's root and runs
 #             the tests in guest/systemd-tests/ (the Debian packages as users get them: the .debs
 #             in .build/deb from scripts/build-deb.sh, ORIENTD_VM_DEBS, are installed in it).
@@ -67,6 +68,13 @@ all_tests() {
     echo "${f%.sh}"
   done
 }
+# Whether a script runs only when named ("# on-request" in its header).
+on_request() { grep -q '^# on-request' "$tests_dir"/[0-9][0-9]-"$1".sh; }
+# The scripts of the default run, in order.
+default_tests() {
+  local t
+  for t in $(all_tests); do on_request "$t" || echo "$t"; done
+}
 # The tests a script reports: its "# parts:" (one script sharing a set-up between several
 # tests), or just its name.
 reported() {
@@ -105,7 +113,9 @@ while [ $# -gt 0 ]; do
     --shell) mode=shell ;;
     --list)
       for t in $(all_tests); do
-        if [ "$(reported "$t")" = "$t" ]; then echo "$t"; else echo "$t: $(reported "$t")"; fi
+        note=""
+        on_request "$t" && note=" (on request: not in the default run)"
+        if [ "$(reported "$t")" = "$t" ]; then echo "$t$note"; else echo "$t: $(reported "$t")$note"; fi
       done
       exit 0
       ;;
@@ -127,7 +137,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#selected[@]} -gt 0 ] || mapfile -t selected < <(all_tests)
+[ ${#selected[@]} -gt 0 ] || mapfile -t selected < <(default_tests)
 
 if [ "$(id -u)" -eq 0 ]; then
   cache=${ORIENTD_VM_CACHE:-/var/cache/orientd-vm}
@@ -197,9 +207,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     say "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt_lists_present || apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-      { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } ||
+    apt_lists_present || apt-get -o DPkg::Lock::Timeout=600 update -qq
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+      { apt-get -o DPkg::Lock::Timeout=600 update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"; } ||
       say "could not install ${missing[*]}"
   else
     say "missing packages ${missing[*]}; as root: apt-get install ${missing[*]}"
@@ -240,12 +250,16 @@ resolve_kernel() {
 if ! resolve_kernel; then
   if [ "$(id -u)" -eq 0 ]; then
     say "apt has no package lists with linux-image-amd64; running apt-get update"
-    apt-get update -qq || true
+    apt-get -o DPkg::Lock::Timeout=600 update -qq || true
   fi
   resolve_kernel || die "apt-cache cannot resolve linux-image-amd64 (no package lists?); run apt-get update as root"
 fi
 
 mkdir -p "$cache" || die "cannot create the cache $cache (set ORIENTD_VM_CACHE)"
+# Runs may share the cache (two checkouts, a developer's run beside CI's): one prepares it at a
+# time (kernel, modules, initramfs, hwdb); the VMs themselves then run side by side.
+exec {cache_lock}>"$cache/.lock"
+flock "$cache_lock" || die "cannot lock $cache/.lock"
 kdir=$cache/kernel/${kpkg}_${kver}
 if [ -f "$kdir/.complete" ]; then
   say "kernel: $kpkg $kver (cached in $kdir)"
@@ -315,8 +329,10 @@ if [ ! -f "$initrd" ]; then
   cp "$vmdir/initramfs/init" "$src/init"
   chmod 755 "$src/init"
   rm -f "$cache"/initramfs-*.cpio.gz
-  (cd "$src" && find . | cpio -o -H newc --quiet | gzip -1 >"$initrd.partial")
-  mv "$initrd.partial" "$initrd"
+  # A partial file of this run's own: two runs building at once (helpers sharing the cache)
+  # wrote into one "$initrd.partial" and left a broken archive ("Initramfs unpacking failed").
+  (cd "$src" && find . | cpio -o -H newc --quiet | gzip -1 >"$initrd.partial.$$")
+  mv "$initrd.partial.$$" "$initrd"
   rm -rf "$src"
   trap - EXIT
   say "initramfs: built $initrd ($(du -k "$initrd" | cut -f1) KiB)"
@@ -346,6 +362,9 @@ if [ "$(cat "$data/hwdb.key" 2>/dev/null)" != "$hwdb_key" ]; then
   rm -rf "$hroot"
   say "hwdb: compiled $(du -k "$data/hwdb.bin" | cut -f1) KiB with the test entry"
 fi
+
+flock -u "$cache_lock"
+exec {cache_lock}>&-
 
 # ---- 3c. the guest's Python modules ---------------------------------------------------------------
 # The guest sees the project read-only, so Python would compile the emulators' modules (vm/guest/emu)

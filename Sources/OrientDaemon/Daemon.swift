@@ -167,6 +167,11 @@ public final class OrientDaemon {
     publisher.servesCompatibility = servesCompatibility
     core.attach(
       bus: publisher, tracker: tracker, authority: PolkitAuthority(connection: connection))
+    do {
+      core.attach(sleep: try LogindSleep(connection: connection, logger: logger.child("sleep")))
+    } catch {
+      logger.warning("cannot follow system sleep through \(Logind.name): \(error)")
+    }
     followSystemState()
     let names = ownedNames.joined(separator: " and ")
     logger.notice(
@@ -245,8 +250,9 @@ public final class OrientDaemon {
     if exitStatus == nil && connection != nil { followSystemState() }
   }
 
-  /// Follows the session's lock and power saving on the system bus while face-aware rotation
-  /// is on; without the system bus the camera is never used (the lock state is unknown).
+  /// Follows the session's lock and power saving on the daemon's bus (the system bus) while
+  /// face-aware rotation is on; until they are known the camera is not used (the lock state is
+  /// unknown).
   private func followSystemState() {
     guard core.isFaceResolving else {
       systemState?.close()
@@ -254,17 +260,17 @@ public final class OrientDaemon {
       core.faceConditions = FaceConditions()
       return
     }
-    guard systemState == nil else { return }
+    guard systemState == nil, let connection else { return }
+    let follower = SystemStateFollower(connection: connection, logger: logger.child("face"))
+    follower.onChange = { [weak self] conditions in self?.core.faceConditions = conditions }
     do {
-      let follower = try SystemStateFollower(
-        bus: .system, loop: loop, logger: logger.child("face"))
-      follower.onChange = { [weak self] conditions in self?.core.faceConditions = conditions }
       try follower.start()
       systemState = follower
     } catch {
+      follower.close()
       logger.warning(
-        "cannot follow logind and power-profiles-daemon on the system bus (\(error.message)): "
-          + "the camera is not used for face-aware rotation")
+        "cannot follow logind and power-profiles-daemon on \(connection.address) "
+          + "(\(error.message)): the camera is not used for face-aware rotation")
     }
   }
 

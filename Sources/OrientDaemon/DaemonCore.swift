@@ -32,6 +32,7 @@ public final class DaemonCore {
   let desk: ClaimDesk
   let orientation: OrientationService
   let posture: PostureController
+  let sleep: SleepGuard
   let face: FaceService
   private var bus: (any BusPublisher)?
   private var logger: Logger
@@ -52,6 +53,7 @@ public final class DaemonCore {
     self.logger = logger
     desk = ClaimDesk(scheduler: scheduler, bound: claimReplyBound, logger: logger)
     orientation = OrientationService(parameters: configuration.detector, logger: logger)
+    sleep = SleepGuard(sensors: sensors, scheduler: scheduler, logger: logger.child("sleep"))
     posture = PostureController(
       sensors: sensors, loop: loop, watcher: watcher, settings: configuration.posture,
       logger: logger.child("posture"))
@@ -87,6 +89,13 @@ public final class DaemonCore {
     desk.tracker = tracker
     desk.gate = ClaimGate(authority: authority, logger: logger.child("polkit"))
   }
+
+  /// Follows system suspend and resume through `signals` (logind on the real bus): the
+  /// sensors read are switched off before the suspend and read afresh after it (`SleepGuard`).
+  public func attach(sleep signals: any SleepSignals) { sleep.attach(signals) }
+
+  /// Whether the system is between `PrepareForSleep(true)` and `PrepareForSleep(false)`.
+  public var isAsleep: Bool { sleep.isAsleep }
 
   /// Who holds claims.
   public var claims: ClaimSet { desk.claims }
@@ -151,6 +160,7 @@ public final class DaemonCore {
     isShutDown = true
     sensors.stopAll()
     wanted = []
+    sleep.close()
     posture.shutdown()
     face.close()
     desk.close()
@@ -168,6 +178,7 @@ public final class DaemonCore {
     let now = isShutDown ? [] : desk.claims.wantedKinds.union(posture.wantedKinds)
     let before = wanted
     wanted = now
+    sleep.wanted = now
     for kind in SensorKind.allCases where now.contains(kind) != before.contains(kind) {
       if now.contains(kind) {
         if kind == .accelerometer { orientation.restart() }
@@ -197,6 +208,7 @@ public final class DaemonCore {
         desk.kindStopped(kind)
       }
     case .reading(let kind, let reading):
+      sleep.reading(kind)
       switch kind {
       case .accelerometer: process(reading)
       case .baseAccelerometer: posture.base(reading)

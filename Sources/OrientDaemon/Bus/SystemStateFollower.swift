@@ -1,13 +1,13 @@
 import DBusKit
 import OrientLog
 import OrientWire
-import SystemKit
 
 /// Follows what face-aware rotation's policy needs from the system bus: logind's `LockedHint`
 /// of `seat0`'s active session (the seat's `ActiveSession`, both followed with
 /// `PropertiesChanged`; no logind, no active session or an unreadable hint: unknown, which
 /// counts as locked) and power-profiles-daemon's `ActiveProfile` on either of its names
-/// (`power-saver`: saving; no daemon: not saving). Started only while `[face] enabled`.
+/// (`power-saver`: saving; no daemon: not saving). Started only while `[face] enabled`, on the
+/// daemon's own connection (the system bus), as `LogindSleep` is.
 final class SystemStateFollower {
   /// Called on the loop whenever the conditions change.
   var onChange: (FaceConditions) -> Void = { _ in }
@@ -23,11 +23,9 @@ final class SystemStateFollower {
   /// The conditions last reported (`nil`: none yet).
   private var reported: FaceConditions?
 
-  /// Connects to `bus` (the system bus; `DBUS_SYSTEM_BUS_ADDRESS` moves it in tests).
-  ///
-  /// - Throws: `DBusError` when the bus cannot be reached.
-  init(bus: DBusConnection.Bus, loop: EventLoop, logger: Logger) throws(DBusError) {
-    connection = try DBusConnection(bus: bus, loop: loop, logger: logger)
+  /// Follows on `connection` (the daemon's).
+  init(connection: DBusConnection, logger: Logger) {
+    self.connection = connection
     self.logger = logger
   }
 
@@ -35,17 +33,17 @@ final class SystemStateFollower {
   func start() throws(DBusError) {
     subscriptions.append(
       try connection.subscribePropertiesChanged(
-        sender: SystemServices.logindName, path: SystemServices.seatPath,
-        interface: SystemServices.seatInterface
+        sender: Logind.name, path: Logind.seatPath,
+        interface: Logind.seatInterface
       ) { [weak self] changed, invalidated in
-        if let value = changed[SystemServices.activeSessionProperty] {
+        if let value = changed[Logind.activeSessionProperty] {
           self?.activeSession(value)
-        } else if invalidated.contains(SystemServices.activeSessionProperty) {
+        } else if invalidated.contains(Logind.activeSessionProperty) {
           self?.readActiveSession()
         }
       })
     watches.append(
-      try connection.watchName(SystemServices.logindName) { [weak self] owner in
+      try connection.watchName(Logind.name) { [weak self] owner in
         guard let self else { return }
         if owner == nil {
           self.follow(session: nil)
@@ -54,12 +52,12 @@ final class SystemStateFollower {
           self.readActiveSession()
         }
       })
-    for api in SystemServices.powerProfiles {
+    for api in PowerProfiles.apis {
       subscriptions.append(
         try connection.subscribePropertiesChanged(
           sender: api.name, path: api.path, interface: api.name
         ) { [weak self] changed, _ in
-          if let value = changed[SystemServices.activeProfileProperty] {
+          if let value = changed[PowerProfiles.activeProfileProperty] {
             self?.profile(value, of: api.name)
           }
         })
@@ -70,7 +68,7 @@ final class SystemStateFollower {
             self.saving[api.name] = nil
             self.update()
           } else {
-            self.get(api.name, api.path, api.name, SystemServices.activeProfileProperty) {
+            self.get(api.name, api.path, api.name, PowerProfiles.activeProfileProperty) {
               [weak self] value in
               if let value { self?.profile(value, of: api.name) }
             }
@@ -79,7 +77,7 @@ final class SystemStateFollower {
     }
   }
 
-  /// Lets go of the bus.
+  /// Stops following (the connection stays the daemon's).
   func close() {
     for watch in watches { watch.cancel() }
     for subscription in subscriptions { subscription.cancel() }
@@ -87,13 +85,12 @@ final class SystemStateFollower {
     watches = []
     subscriptions = []
     session = nil
-    connection.close()
   }
 
   private func readActiveSession() {
     get(
-      SystemServices.logindName, SystemServices.seatPath, SystemServices.seatInterface,
-      SystemServices.activeSessionProperty
+      Logind.name, Logind.seatPath, Logind.seatInterface,
+      Logind.activeSessionProperty
     ) { [weak self] value in
       guard let self else { return }
       if let value {
@@ -122,11 +119,11 @@ final class SystemStateFollower {
     var subscription: DBusSubscription?
     do {
       subscription = try connection.subscribePropertiesChanged(
-        sender: SystemServices.logindName, path: path,
-        interface: SystemServices.sessionInterface
+        sender: Logind.name, path: path,
+        interface: Logind.sessionInterface
       ) { [weak self] changed, _ in
         guard self?.session?.path == path else { return }
-        if let locked = changed[SystemServices.lockedHintProperty]?.boolValue {
+        if let locked = changed[Logind.lockedHintProperty]?.boolValue {
           self?.locked(locked)
         }
       }
@@ -135,8 +132,8 @@ final class SystemStateFollower {
     }
     session = (path, subscription)
     get(
-      SystemServices.logindName, path, SystemServices.sessionInterface,
-      SystemServices.lockedHintProperty
+      Logind.name, path, Logind.sessionInterface,
+      Logind.lockedHintProperty
     ) { [weak self] value in
       guard let self, self.session?.path == path else { return }
       if let locked = value?.boolValue {
@@ -155,7 +152,7 @@ final class SystemStateFollower {
 
   private func profile(_ value: DBusValue, of name: String) {
     guard let text = value.stringValue else { return }
-    saving[name] = text == SystemServices.powerSaverProfile
+    saving[name] = text == PowerProfiles.powerSaverProfile
     update()
   }
 
