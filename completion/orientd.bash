@@ -77,7 +77,7 @@ _orientd() {
   local opts
   case $mode in
     daemon)
-      opts="--verbose --config --session --no-compat --watch --get --list-sensors --help --version"
+      opts="--verbose --config --session --no-compat --watch --get --list-sensors --config-keys --help --version"
       if [ "$cword" -eq 1 ]; then
         opts+=" record replay rotate calibrate"
       fi

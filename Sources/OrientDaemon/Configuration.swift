@@ -12,8 +12,16 @@ import TextFormats
 public struct DaemonConfiguration: Equatable, Sendable {
   /// `/etc/orientd.conf`, read when it exists and no `--config` is given.
   public static let defaultPath = "/etc/orientd.conf"
+  /// Every section and key orientd knows, declared once (`orientd --config-keys` prints it).
+  public static let schema = ConfigSchema<DaemonConfiguration>([
+    .single(DetectorParameters.table, at: \.detector, defaults: DetectorParameters()),
+    SensorsConfiguration.samplingSection.lifted(\.sensors),
+    SensorsConfiguration.deviceSection.lifted(\.sensors),
+    .single(PostureSettings.table, at: \.posture, defaults: PostureSettings()),
+    .single(FaceSettings.table, at: \.face, defaults: FaceSettings()),
+  ])
   /// The sections orientd knows.
-  public static let sectionNames = ["detector", "sampling", "device", "posture", "face"]
+  public static var sectionNames: [String] { schema.names }
 
   /// `[detector]`.
   public var detector = DetectorParameters()
@@ -31,48 +39,27 @@ public struct DaemonConfiguration: Equatable, Sendable {
   /// The built-in defaults.
   public init() {}
 
-  /// What the sensor layer reads with.
+  /// What the sensor layer reads with: `[sampling]` and `[device "..."]`.
   public var sensors: SensorsConfiguration {
-    var sensors = SensorsConfiguration()
-    sensors.accelerometer = accelerometer
-    sensors.ambient = ambient
-    return sensors
+    get {
+      var sensors = SensorsConfiguration()
+      sensors.accelerometer = accelerometer
+      sensors.ambient = ambient
+      return sensors
+    }
+    set {
+      accelerometer = newValue.accelerometer
+      ambient = newValue.ambient
+    }
   }
 
-  /// Interprets a parsed file.
+  /// Interprets a parsed file on top of the defaults: a section the file lacks keeps its
+  /// defaults (a reload that removes a key restores its default).
   ///
   /// - Throws: `ConfigError` at `path:line` for an unknown section, an entry outside any
   ///   section, an unknown key or a bad value.
   public init(_ file: ConfigFile) throws(ConfigError) {
-    for section in file.sections where !DaemonConfiguration.sectionNames.contains(section.name) {
-      if section.name.isEmpty {
-        throw ConfigError(
-          source: file.source, line: section.entries.first?.line ?? 0,
-          reason: "'\(section.entries.first?.key ?? "")' is outside any section; put it under "
-            + "[detector], [sampling], [posture], [face] or [device \"NAME\"]")
-      }
-      throw ConfigError(
-        source: file.source, line: section.line,
-        reason: "unknown section [\(section.name)] (known: [detector], [sampling], "
-          + "[posture], [face], [device \"NAME\"])")
-    }
-    detector = try DetectorParameters(config: file)
-    accelerometer = try AccelerometerConfiguration(file)
-    for section in file.sections(named: "sampling") {
-      for entry in section.entries
-      where entry.key == "light-interval" || entry.key == "proximity-interval" {
-        // Checked by AccelerometerConfiguration: a number of seconds within 0.05 ... 10.
-        let seconds = (try? DecimalText.parseDouble(entry.value)) ?? 0.5
-        let interval = Duration.milliseconds(Int64((seconds * 1000).rounded()))
-        if entry.key == "light-interval" {
-          ambient.lightInterval = interval
-        } else {
-          ambient.proximityInterval = interval
-        }
-      }
-    }
-    posture = try PostureSettings(file)
-    face = try FaceSettings(config: file)
+    try DaemonConfiguration.schema.read(file, into: &self)
     source = file.source
   }
 

@@ -16,6 +16,9 @@ struct Options: Equatable {
     case help
     /// Print the version and exit 0.
     case version
+    /// `--config-keys`: print every configuration section and key with its default, what it
+    /// accepts and what it does (from the declaration table), and exit 0.
+    case configKeys
     /// Run the daemon (no mode option).
     case daemon(DaemonCommandOptions)
     /// `--watch`: claim and print every change.
@@ -51,6 +54,7 @@ struct Options: Equatable {
                              [--sensor NAME] [--config FILE] [--hold S] [--timeout S]
                              [--hwdb-file PATH] [-v]
            orientd rotate [OPTION ...]     (see orientd rotate --help)
+           orientd --config-keys
            orientd --help | --version
 
     orientd (no mode) runs the daemon: it serves org.orientd.Orientation1 and, unless
@@ -59,7 +63,7 @@ struct Options: Equatable {
     display accelerometer only while a client holds a claim. SIGHUP re-reads the configuration;
     SIGTERM/SIGINT stop it cleanly.
       -v, --verbose     debug messages on stderr
-      --config FILE     configuration ([detector], [sampling], [posture], [device "NAME"]);
+      --config FILE     configuration ([detector], [sampling], [device "NAME"], [posture], [face]);
                         default /etc/orientd.conf if it exists
       --session         use the session bus instead of the system bus
       --no-compat       do not serve net.hadess.SensorProxy
@@ -86,6 +90,9 @@ struct Options: Equatable {
     iio-sensor-proxy), so they need orientd without --no-compat.
 
     orientd --get prints the state once (after a claim, so it is fresh) and releases it.
+
+    orientd --config-keys prints every section and key of orientd.conf with its default, what
+    it accepts and what it does (the table the daemon parses the file with).
 
     orientd --list-sensors shows every accelerometer (IIO and input), what orientd makes of it
     and which one it uses, then every light, proximity (IIO, applesmc, input switch) and
@@ -216,6 +223,7 @@ struct Options: Equatable {
       case watch = "--watch"
       case get = "--get"
       case listSensors = "--list-sensors"
+      case configKeys = "--config-keys"
     }
     var mode: Mode?
     var given: [String] = []
@@ -227,7 +235,7 @@ struct Options: Equatable {
     let common = try cursor.scan(stopAtHelp: false) { scanned, cursor throws(UsageError) in
       let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--watch", "--get", "--list-sensors":
+      case "--watch", "--get", "--list-sensors", "--config-keys":
         try ArgumentCursor.noValue(name, inline)
         let new = Mode(rawValue: name)
         if let mode, mode != new {
@@ -269,6 +277,7 @@ struct Options: Equatable {
     case .watch: allowed = ["--json", "--session", "--light", "--proximity", "--compass"]
     case .get: allowed = ["--json", "--session"]
     case .listSensors: allowed = ["--json", "--config"]
+    case .configKeys: allowed = []
     }
     if let wrong = given.first(where: { !allowed.contains($0) }) {
       let what = mode.map { "with \($0.rawValue)" } ?? "for the daemon"
@@ -290,6 +299,8 @@ struct Options: Equatable {
       options.configPath = configPath
       options.verbose = verbose
       return .listSensors(options)
+    case .configKeys:
+      return .configKeys
     }
   }
 

@@ -22,6 +22,9 @@ case .help:
 case .version:
   print("orientd \(orientdVersion)")
   exit(ExitStatus.success)
+case .configKeys:
+  print(DaemonConfiguration.schema.reference, terminator: "")
+  exit(ExitStatus.success)
 case .daemon(let daemon):
   var settings = DaemonOptions()
   settings.bus = daemon.session ? .session : .system
