@@ -68,47 +68,47 @@ public struct FaceSettings: Equatable, Sendable {
     keys: [
       .boolean(
         "enabled", "use the front camera to confirm rotations", \.enabled, words: ("yes", "no")),
-      ConfigKey(
+      .parsed(
         "camera", accepts: "auto | v4l2[:/dev/videoN] | file:DIR | libcamera[:ID]",
-        summary: "the camera facing the user", show: { $0.camera },
-        store: { (settings: inout FaceSettings, text: String, _: String) throws(ConfigValueError) in
-          guard FaceSettings.isCameraSpec(text) else {
-            throw ConfigValueError(
-              "camera '\(text)' must be auto, v4l2[:/dev/videoN], file:DIR or libcamera[:ID]")
-          }
-          settings.camera = text
-        }),
+        summary: "the camera facing the user", \.camera, show: { $0 }, parse: parseCamera),
       .integer(
         "timeout", "ms", 100...5000, "how long a proposal may wait for the camera",
         \.timeoutMilliseconds),
-      ConfigKey(
+      .parsed(
         "sensor-rotation", accepts: "auto | 0 | 90 | 180 | 270",
-        summary: "the camera's mounting correction, clockwise degrees",
-        show: { $0.sensorRotation.map { "\($0)" } ?? "auto" },
-        store: { (settings: inout FaceSettings, text: String, _: String) throws(ConfigValueError) in
-          if text == "auto" {
-            settings.sensorRotation = nil
-            return
-          }
-          guard let degrees = Int(text), [0, 90, 180, 270].contains(degrees) else {
-            throw ConfigValueError("sensor-rotation '\(text)' must be auto, 0, 90, 180 or 270")
-          }
-          settings.sensorRotation = degrees
-        }),
+        summary: "the camera's mounting correction, clockwise degrees", \.sensorRotation,
+        show: { $0.map { "\($0)" } ?? "auto" }, parse: parseRotation),
       .boolean(
         "mirror", "frames are a mirror image of the device's view", \.mirror, words: ("yes", "no")),
       .integer("frames", "", 1...10, "frames looked at, at most", \.frames),
-      ConfigKey(
+      .parsed(
         "program", accepts: "absolute path",
         summary: "orientd-face (default: beside orientd, then PREFIX/libexec/orientd)",
-        show: { $0.program ?? "" },
-        store: { (settings: inout FaceSettings, text: String, _: String) throws(ConfigValueError) in
-          guard text.hasPrefix("/") else {
-            throw ConfigValueError("program '\(text)' must be an absolute path")
-          }
-          settings.program = text
-        }),
+        \.program, show: { $0 ?? "" }, parse: parseProgram),
     ])
+
+  private static func parseCamera(_ text: String) throws(ConfigValueError) -> String {
+    guard isCameraSpec(text) else {
+      throw ConfigValueError(
+        "camera '\(text)' must be auto, v4l2[:/dev/videoN], file:DIR or libcamera[:ID]")
+    }
+    return text
+  }
+
+  private static func parseRotation(_ text: String) throws(ConfigValueError) -> Int? {
+    if text == "auto" { return nil }
+    guard let degrees = Int(text), [0, 90, 180, 270].contains(degrees) else {
+      throw ConfigValueError("sensor-rotation '\(text)' must be auto, 0, 90, 180 or 270")
+    }
+    return degrees
+  }
+
+  private static func parseProgram(_ text: String) throws(ConfigValueError) -> String? {
+    guard text.hasPrefix("/") else {
+      throw ConfigValueError("program '\(text)' must be an absolute path")
+    }
+    return text
+  }
 
   /// The keys, for messages and documentation.
   public static var keys: [String] { table.names }

@@ -65,19 +65,11 @@ public struct HingeParameters: Sendable, Equatable {
   public static let table = ConfigTable<HingeParameters>(
     section: "posture",
     keys: [
-      ConfigKey(
+      .parsed(
         "hinge-axis", accepts: "x | -x | y | -y | z | -z | three numbers",
         summary:
           "the hinge axis in both parts' frames (default: udev's ORIENTD_HINGE_AXIS, else x)",
-        show: { HingeParameters.axisText($0.hingeAxis) },
-        store: {
-          (parameters: inout HingeParameters, text: String, _: String) throws(ConfigValueError) in
-          guard let axis = HingeParameters.axis(text) else {
-            throw ConfigValueError(
-              "hinge-axis '\(text)' is not an axis: expected x, -x, y, -y, z, -z or three numbers")
-          }
-          parameters.hingeAxis = axis
-        }),
+        \.hingeAxis, show: axisText, parse: parseAxis),
       .number(
         "hinge-filter-time-constant", "s", 0...2, "low-pass filter on each part",
         \.filterTimeConstant),
@@ -135,8 +127,16 @@ public struct HingeParameters: Sendable, Equatable {
       + "\(shortDecimal(range.upperBound)))"
   }
 
+  private static func parseAxis(_ text: String) throws(ConfigValueError) -> Vector3 {
+    guard let axis = axis(text) else {
+      throw ConfigValueError(
+        "hinge-axis '\(text)' is not an axis: expected x, -x, y, -y, z, -z or three numbers")
+    }
+    return axis
+  }
+
   /// An axis as `hinge-axis` spells it: `x`, `-y`, ... or three numbers.
-  static func axisText(_ axis: Vector3) -> String {
+  @Sendable static func axisText(_ axis: Vector3) -> String {
     let named: [(String, Vector3)] = [
       ("x", Vector3(1, 0, 0)), ("-x", Vector3(-1, 0, 0)), ("y", Vector3(0, 1, 0)),
       ("-y", Vector3(0, -1, 0)), ("z", Vector3(0, 0, 1)), ("-z", Vector3(0, 0, -1)),

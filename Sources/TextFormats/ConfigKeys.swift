@@ -126,6 +126,22 @@ public enum ConfigValue {
 }
 
 extension ConfigKey {
+  /// A value of any type stored at `path`: `parse` turns the text into it (throwing the whole
+  /// reason), `show` spells it as the file would.
+  public static func parsed<Value>(
+    _ name: String, unit: String = "", range: ClosedRange<Double>? = nil, accepts: String,
+    summary: String, _ path: WritableKeyPath<Settings, Value> & Sendable,
+    show: @escaping @Sendable (Value) -> String,
+    parse: @escaping @Sendable (String) throws(ConfigValueError) -> Value
+  ) -> ConfigKey {
+    ConfigKey(
+      name, unit: unit, range: range, accepts: accepts, summary: summary,
+      show: { show($0[keyPath: path]) },
+      store: { (settings: inout Settings, text: String, _: String) throws(ConfigValueError) in
+        settings[keyPath: path] = try parse(text)
+      })
+  }
+
   /// A decimal number within `range`, stored at `path`.
   public static func number(
     _ name: String, _ unit: String, _ range: ClosedRange<Double>, _ summary: String,

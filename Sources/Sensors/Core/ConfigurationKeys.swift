@@ -108,12 +108,11 @@ extension SensorsConfiguration {
     _ name: String, _ summary: String,
     _ path: WritableKeyPath<SensorsConfiguration, Double> & Sendable
   ) -> ConfigKey<SensorsConfiguration> {
-    ConfigKey(
-      name, unit: "Hz", range: 0.1...1000, accepts: "0.1 ... 1000 Hz", summary: summary,
-      show: { shortDecimal($0[keyPath: path]) },
-      store: {
-        (settings: inout SensorsConfiguration, text: String, _: String) throws(ConfigValueError) in
-        settings[keyPath: path] = try rateValue(name, text)
+    .parsed(
+      name, unit: "Hz", range: 0.1...1000, accepts: "0.1 ... 1000 Hz", summary: summary, path,
+      show: shortDecimal,
+      parse: { (text: String) throws(ConfigValueError) in
+        try rateValue(name, text)
       })
   }
 
@@ -121,16 +120,15 @@ extension SensorsConfiguration {
     _ name: String, _ summary: String,
     _ path: WritableKeyPath<SensorsConfiguration, Duration> & Sendable
   ) -> ConfigKey<SensorsConfiguration> {
-    ConfigKey(
-      name, unit: "s", range: 0.05...10, accepts: "0.05 ... 10 s", summary: summary,
-      show: { settings in
-        let (seconds, attoseconds) = settings[keyPath: path].components
+    .parsed(
+      name, unit: "s", range: 0.05...10, accepts: "0.05 ... 10 s", summary: summary, path,
+      show: { interval in
+        let (seconds, attoseconds) = interval.components
         return shortDecimal(Double(seconds) + Double(attoseconds) / 1e18)
       },
-      store: {
-        (settings: inout SensorsConfiguration, text: String, _: String) throws(ConfigValueError) in
+      parse: { (text: String) throws(ConfigValueError) in
         let seconds = try ConfigValue.number(name, text, 0.05...10, "s")
-        settings[keyPath: path] = .milliseconds(Int64((seconds * 1000).rounded()))
+        return .milliseconds(Int64((seconds * 1000).rounded()))
       })
   }
 }
@@ -159,27 +157,27 @@ extension DeviceOverride {
           }
           override.mountMatrix = (text, origin)
         }),
-      ConfigKey(
-        "location", accepts: "display | base", summary: "overrides udev and sysfs",
-        show: { $0.location?.rawValue ?? "" },
-        store: {
-          (override: inout DeviceOverride, text: String, _: String) throws(ConfigValueError) in
-          guard !text.isEmpty else { throw ConfigValueError("location has no value") }
-          guard let location = SensorLocation(rawValue: text), location != .unknown else {
-            throw ConfigValueError("location '\(text)' must be 'display' or 'base'")
-          }
-          override.location = location
-        }),
+      .parsed(
+        "location", accepts: "display | base", summary: "overrides udev and sysfs", \.location,
+        show: { $0?.rawValue ?? "" }, parse: parseLocation),
     ])
+
+  private static func parseLocation(_ text: String) throws(ConfigValueError) -> SensorLocation? {
+    guard !text.isEmpty else { throw ConfigValueError("location has no value") }
+    guard let location = SensorLocation(rawValue: text), location != .unknown else {
+      throw ConfigValueError("location '\(text)' must be 'display' or 'base'")
+    }
+    return location
+  }
 
   private static func pattern(
     _ name: String, _ summary: String, _ path: WritableKeyPath<DeviceOverride, String?> & Sendable
   ) -> ConfigKey<DeviceOverride> {
-    ConfigKey(
-      name, accepts: "glob", summary: summary, show: { $0[keyPath: path] ?? "" },
-      store: { (override: inout DeviceOverride, text: String, _: String) throws(ConfigValueError) in
+    .parsed(
+      name, accepts: "glob", summary: summary, path, show: { $0 ?? "" },
+      parse: { (text: String) throws(ConfigValueError) -> String? in
         guard !text.isEmpty else { throw ConfigValueError("\(name) has no value") }
-        override[keyPath: path] = text
+        return text
       })
   }
 }
