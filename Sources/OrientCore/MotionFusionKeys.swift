@@ -102,6 +102,23 @@ extension MotionFusion.Parameters {
       get: { $0.gapReset }, put: { $0.gapReset = $1 }),
   ]
 
+  /// The same rows as a `ConfigTable` (section `motion`), so that a `[motion]` section reads,
+  /// reports and documents them like every other section.
+  public static let configTable = ConfigTable<MotionFusion.Parameters>(
+    section: "motion",
+    keys: table.map { row in
+      let range = row.minimum...row.maximum
+      return ConfigKey(
+        row.name, unit: row.unit, range: range,
+        accepts: "\(shortDecimal(row.minimum)) ... \(shortDecimal(row.maximum)) \(row.unit)",
+        summary: row.summary, show: { shortDecimal(row.get($0)) },
+        store: {
+          (parameters: inout MotionFusion.Parameters, text: String, _: String)
+            throws(ConfigValueError) in
+          row.put(&parameters, try ConfigValue.number(row.name, text, range, row.unit))
+        })
+    })
+
   /// The keys, in table order.
   public static var keys: [String] { table.map(\.name) }
 

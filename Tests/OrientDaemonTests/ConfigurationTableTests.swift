@@ -82,6 +82,19 @@ import TextFormats
     }
   }
 
+  /// The fusion's rows read through the same table: its messages and defaults.
+  @Test func theMotionFusionRowsAreAConfigTable() throws {
+    var parameters = MotionFusion.Parameters()
+    let table = MotionFusion.Parameters.configTable
+    #expect(table.names == MotionFusion.Parameters.keys)
+    try table.set("maximum-bias", "10", in: &parameters, source: "m.conf", line: 4)
+    #expect(abs((parameters.value(of: "maximum-bias") ?? 0) - 10) < 1e-9)
+    #expect(table.key("maximum-bias")?.value(in: parameters) == "10")
+    #expect {
+      try table.set("rest-time", "0", in: &parameters, source: "m.conf", line: 5)
+    } throws: { "\($0)".contains("m.conf:5: rest-time 0 s is outside 0.1 ... 60 s") }
+  }
+
   /// A reload reads the file on top of the defaults: a section the new file lacks is back at
   /// its defaults, the ambient intervals included (they were once masked).
   @Test func aSectionAbsentOnReloadGetsItsDefaults() throws {
