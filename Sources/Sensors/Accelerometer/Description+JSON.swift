@@ -14,6 +14,7 @@ extension AccelerometerDescription {
   public var jsonValue: JSONValue {
     func string(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
     var members: [(String, JSONValue)] = [
+      ("kind", .string(SensorKind.accelerometer.rawValue)),
       ("device", .string(sysname)),
       ("syspath", .string(facts.syspath)),
       ("devnode", string(facts.devnode)),

@@ -154,6 +154,7 @@ public enum SensorDrivers {
     IIOPollProximity.self, InputProximity.self,
     IIOPollCompass.self, IIOBufferCompass.self,
     IIOPollHinge.self,
+    IIOBufferGyroscope.self, IIOPollGyroscope.self, IIOBufferRotation.self, IIOPollRotation.self,
   ]
 
   /// The driver called `name`.

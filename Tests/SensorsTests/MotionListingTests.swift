@@ -1,0 +1,72 @@
+import JSON
+import TestSupport
+import Testing
+
+/// `orientd --list-sensors --json` on the motion fixtures (issue 26): gyroscopes are listed
+/// with `"kind": "gyroscope"`, HID device rotation with `"kind": "rotation"`, each with how
+/// it would be read and the mount matrix that applies; accelerometers say `"accelerometer"`.
+@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+struct MotionListingTests {
+  /// A fixture's devices; a recording's binary attributes and links left out, and its uhid
+  /// misc device (as the other HID recordings' tests do).
+  static func devices(_ fixture: String) throws -> [UMockdevDevice] {
+    let recording = readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/\(fixture)")
+    let kept = recording.split(separator: "\n", omittingEmptySubsequences: false).filter {
+      !$0.hasPrefix("H: ") && !$0.hasPrefix("L: ")
+    }
+    return try UMockdevDevice.parse(record: kept.joined(separator: "\n"))
+      .filter { $0.node != "uhid" }
+  }
+
+  static func motion(_ fixtures: [String]) throws -> (JSONValue, [JSONValue]) {
+    let devices = try fixtures.flatMap(devices)
+    var scenario = UMockdevScenario(devices: devices)
+    scenario.spawn([try Built.executable("orientd"), "--list-sensors", "--json"])
+    scenario.wait()
+    let transcript = try scenario.run()
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
+    let document = try JSONValue(parsing: try #require(transcript.lines.first))
+    return (document, document["motion"]?.arrayValue ?? [])
+  }
+
+  @Test func aBMI160sGyroscopeSharesItsAccelerometersMountMatrix() throws {
+    let (document, motion) = try Self.motion(["bmi160.umockdev"])
+    #expect(document["sensors"]?.arrayValue?.first?["kind"]?.stringValue == "accelerometer")
+    let gyro = try #require(motion.first, "\(document)")
+    #expect(motion.count == 1)
+    #expect(gyro["kind"]?.stringValue == "gyroscope")
+    #expect(gyro["name"]?.stringValue == "bmi160")
+    #expect(gyro["mount_matrix"]?.stringValue == "0, -1, 0; 1, 0, 0; 0, 0, 1")
+    #expect(gyro["mount_matrix_source"]?.stringValue == "in_mount_matrix")
+    #expect(gyro["scale"]?.numberValue == 0.001065)
+    // Polled only: the one buffer is the accelerometer's.
+    #expect(gyro["read"]?.arrayValue == [.string("iio-poll-gyro")])
+    #expect(gyro["chosen"]?.boolValue == true)
+  }
+
+  @Test func anLSM6DSOsGyroscopeIsItsOwnDevice() throws {
+    let (_, motion) = try Self.motion(["lsm6dso-gyro-buffered.umockdev"])
+    let gyro = try #require(motion.first)
+    #expect(gyro["kind"]?.stringValue == "gyroscope")
+    #expect(gyro["name"]?.stringValue == "lsm6dso_gyro")
+    #expect(gyro["mount_matrix_source"]?.stringValue == "mount_matrix")
+    #expect(gyro["read"]?.arrayValue?.first == .string("iio-buffer-gyro"))
+  }
+
+  @Test func theHIDHubsGyroscopeAndRotationAreListed() throws {
+    let (document, motion) = try Self.motion(["hid-gyro.umockdev", "hid-rotation.umockdev"])
+    #expect(document["sensors"]?.arrayValue?.isEmpty == true, "no accelerometer")
+    #expect(motion.map { $0["kind"]?.stringValue } == ["gyroscope", "rotation"], "\(motion)")
+    #expect(motion.first?["name"]?.stringValue == "gyro_3d")
+    #expect(motion.first?["scale"]?.numberValue == 0.000174532)
+    let rotation = try #require(motion.last)
+    #expect(rotation["name"]?.stringValue == "dev_rotation")
+    #expect(rotation["heading"]?.stringValue == "absolute")
+    #expect(rotation["scale"]?.numberValue == 0.0001)
+    #expect(
+      rotation["read"]?.arrayValue == [
+        .string("iio-buffer-rotation"), .string("iio-poll-rotation"),
+      ]
+    )
+  }
+}
