@@ -31,6 +31,9 @@ public final class DaemonCore {
   let desk: ClaimDesk
   let orientation: OrientationService
   let posture: PostureController
+  let motion: MotionService
+  /// `OpenStream`'s streams (only with a loop: they are sockets on it).
+  let streams: MotionStreams?
   private var bus: (any BusPublisher)?
   private var logger: Logger
   private var wanted: Set<SensorKind> = []
@@ -48,6 +51,10 @@ public final class DaemonCore {
     self.logger = logger
     desk = ClaimDesk(scheduler: scheduler, bound: claimReplyBound, logger: logger)
     orientation = OrientationService(parameters: configuration.detector, logger: logger)
+    motion = MotionService(logger: logger.child("motion"))
+    streams = loop.map {
+      MotionStreams(loop: $0, scheduler: scheduler, logger: logger.child("motion"))
+    }
     posture = PostureController(
       sensors: sensors, loop: loop, watcher: watcher, settings: configuration.posture,
       logger: logger.child("posture"))
@@ -124,6 +131,7 @@ public final class DaemonCore {
     guard !isShutDown else { return }
     isShutDown = true
     sensors.stopAll()
+    streams?.removeAll()
     wanted = []
     posture.shutdown()
     desk.close()
@@ -133,6 +141,12 @@ public final class DaemonCore {
 
   private func claimsChanged() {
     posture.setClaimed(!desk.claims.claimers(.posture).isEmpty)
+    // A client that released motion or left the bus loses its streams.
+    let motionClaimers = Set(desk.claims.claimers(.motion))
+    for client in streamOwners where !motionClaimers.contains(client) {
+      streams?.remove(client: client)
+    }
+    streamOwners = streamOwners.intersection(motionClaimers)
     applyWanted()
   }
 
@@ -144,6 +158,7 @@ public final class DaemonCore {
     for kind in SensorKind.allCases where now.contains(kind) != before.contains(kind) {
       if now.contains(kind) {
         if kind == .accelerometer { orientation.restart() }
+        if kind == .gyroscope || kind == .rotation { motion.restart() }
         sensors.setWanted(kind, true)
       } else {
         sensors.setWanted(kind, false)
@@ -171,7 +186,12 @@ public final class DaemonCore {
       }
     case .reading(let kind, let reading):
       switch kind {
-      case .accelerometer: process(reading)
+      case .accelerometer:
+        if wanted.contains(.gyroscope) { motionReading(reading) }
+        process(reading)
+      case .gyroscope, .rotation:
+        motionReading(reading)
+        desk.firstReading(kind)
       case .baseAccelerometer: posture.base(reading)
       case .hinge: posture.measured(reading)
       case .light, .proximity, .compass:
@@ -193,6 +213,15 @@ public final class DaemonCore {
       posture.baseChanged(status?.accelerometer)
     case .hinge:
       posture.hingeSensorChanged(status?.sensor.hingeAngle)
+    case .gyroscope, .rotation:
+      motion.sensorChanged(kind, status)
+      // Presence and the sensors' descriptions (broadcast); the values stay as published
+      // until the next reading, so that a broadcast never carries them.
+      var next = motion.state
+      next.angularVelocity = published.motion.angularVelocity
+      next.rotation = published.motion.rotation
+      next.timestamp = published.motion.timestamp
+      publishMotion(next)
     case .light, .proximity, .compass:
       publishAmbient(
         kind, AmbientService.sensorChanged(kind, status?.sensor.ambient, in: published.ambient))
@@ -261,8 +290,50 @@ public final class DaemonCore {
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.light))
     case .proximity:
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.proximity))
-    case .accelerometer, .baseAccelerometer, .hinge:
+    case .accelerometer, .baseAccelerometer, .hinge, .gyroscope, .rotation:
       break
     }
+  }
+
+  // MARK: Motion
+
+  /// Clients holding streams (to close them when their motion claim goes).
+  private var streamOwners: Set<String> = []
+
+  /// A motion-related reading: the state updated, the sample streamed, the properties
+  /// published at most `PropertyRate` times a second.
+  private func motionReading(_ reading: Reading) {
+    guard let record = motion.received(reading) else { return }
+    streams?.send(record)
+    if motion.isDue(now: reading.time.nanoseconds) { publishMotion(motion.state) }
+  }
+
+  private func publishMotion(_ state: MotionState) {
+    published.motion = state
+    bus?.publish(published, on: .motion, to: desk.claims.claimers(.motion))
+  }
+
+  /// A `Motion1` property for `sender`: the values for claimers, zero and identity otherwise.
+  public func motionValue(_ name: MotionProperty, for sender: String) -> DBusValue {
+    var state = published
+    if !desk.claims.claimers(.motion).contains(sender) { state.motion = state.motion.withheld }
+    return name.value(in: state)
+  }
+
+  /// `OpenStream(options)` of `sender`, who must hold a motion claim.
+  ///
+  /// - Returns: the stream's socket and what was granted.
+  public func openStream(_ options: [String: DBusValue], for sender: String) throws(DBusError)
+    -> [DBusValue]
+  {
+    guard desk.claims.claimers(.motion).contains(sender) else {
+      throw DBusError(Wire.notClaimedError, "call Claim on \(Wire.motionInterface) first")
+    }
+    guard let streams else { throw DBusError(.notSupported, "no event loop for streams") }
+    let status = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
+    let (granted, reply) = try MotionStreams.options(options, sensorRate: status?.rate ?? 0)
+    let fd = try streams.open(client: sender, options: granted)
+    streamOwners.insert(sender)
+    return [.unixFD(fd), .stringVariantDictionary(reply)]
   }
 }

@@ -19,6 +19,8 @@ public struct PublishedState: Equatable, Sendable {
   public var posture = PostureState()
   /// Light, proximity and compass (Services/AmbientService.swift).
   public var ambient = AmbientState()
+  /// `org.orientd.Motion1`'s properties (Services/MotionService.swift).
+  public var motion = MotionState()
 
   /// No sensor, nothing known.
   public init() {}

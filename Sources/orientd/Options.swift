@@ -42,6 +42,7 @@ struct Options: Equatable {
   static let usage = """
     usage: orientd [-v] [--config FILE] [--session] [--no-compat]
            orientd --watch [--light] [--proximity] [--compass] [--json] [--session] [-v]
+           orientd --watch --motion [--json] [--session] [-v]
            orientd --get [--json] [--session] [-v]
            orientd --list-sensors [--json] [--config FILE] [-v]
            orientd record [--duration S] [--raw] [--base] [--config FILE] [-v]
@@ -84,6 +85,14 @@ struct Options: Equatable {
                         from north, null while unknown)
     These are read through net.hadess.SensorProxy (orientd's compatibility API or
     iio-sensor-proxy), so they need orientd without --no-compat.
+      --motion          instead of the orientation, claim org.orientd.Motion1 (polkit
+                        action org.orientd.motion.read: the active session) and print the
+                        gyroscope's angular velocity and the device's rotation whenever they
+                        change (at most PropertyRate times a second, 5 by default):
+                        {"time":..,"angular_velocity":[x,y,z],"rotation":[w,x,y,z],
+                         "rotation_source":"fusion-6","has_gyroscope":true}
+                        (rad/s in the display frame; the rotation from the display to the
+                        earth frame, docs/motion.md)
 
     orientd --get prints the state once (after a claim, so it is fresh) and releases it.
 
@@ -224,6 +233,7 @@ struct Options: Equatable {
     var compat = true
     var configPath: String?
     var ambient: Set<AmbientFollower.Kind> = []
+    var motion = false
     let common = try cursor.scan(stopAtHelp: false) { scanned, cursor throws(UsageError) in
       let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
@@ -249,6 +259,10 @@ struct Options: Equatable {
       case "--config":
         configPath = try cursor.value(for: name, inline: inline)
         given.append(name)
+      case "--motion":
+        try ArgumentCursor.noValue(name, inline)
+        motion = true
+        given.append(name)
       case "--light", "--proximity", "--compass":
         try ArgumentCursor.noValue(name, inline)
         if let kind = AmbientFollower.Kind(rawValue: String(name.dropFirst(2))) {
@@ -266,6 +280,7 @@ struct Options: Equatable {
     let allowed: Set<String>
     switch mode {
     case nil: allowed = ["--config", "--session", "--no-compat"]
+    case .watch where motion: allowed = ["--json", "--session", "--motion"]
     case .watch: allowed = ["--json", "--session", "--light", "--proximity", "--compass"]
     case .get: allowed = ["--json", "--session"]
     case .listSensors: allowed = ["--json", "--config"]
@@ -281,7 +296,8 @@ struct Options: Equatable {
           verbose: verbose, configPath: configPath, session: session, compatibility: compat))
     case .watch:
       return .watch(
-        ClientCommandOptions(json: json, session: session, verbose: verbose, ambient: ambient))
+        ClientCommandOptions(
+          json: json, session: session, verbose: verbose, ambient: ambient, motion: motion))
     case .get:
       return .get(ClientCommandOptions(json: json, session: session, verbose: verbose))
     case .listSensors:
@@ -473,6 +489,8 @@ struct ClientCommandOptions: Equatable {
   var verbose = false
   /// `--light`, `--proximity`, `--compass` (`--watch` only): also follow these.
   var ambient: Set<AmbientFollower.Kind> = []
+  /// `--motion` (`--watch` only): follow org.orientd.Motion1 instead of the orientation.
+  var motion = false
 }
 
 /// The options of `orientd replay`.
