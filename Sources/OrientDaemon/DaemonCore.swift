@@ -331,7 +331,7 @@ public final class DaemonCore {
     }
     guard let streams else { throw DBusError(.notSupported, "no event loop for streams") }
     let status = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
-    let (granted, reply) = try MotionStreams.options(options, sensorRate: status?.rate ?? 0)
+    let (granted, reply) = try MotionStreamOptions.parse(options, sensorRate: status?.rate ?? 0)
     let fd = try streams.open(client: sender, options: granted)
     streamOwners.insert(sender)
     return [.unixFD(fd), .stringVariantDictionary(reply)]

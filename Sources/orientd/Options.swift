@@ -45,7 +45,7 @@ struct Options: Equatable {
            orientd --watch --motion [--json] [--session] [-v]
            orientd --get [--json] [--session] [-v]
            orientd --list-sensors [--json] [--config FILE] [-v]
-           orientd record [--duration S] [--raw] [--base] [--config FILE] [-v]
+           orientd record [--duration S] [--raw] [--base] [--motion] [--config FILE] [-v]
            orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
                           [--face-camera SPEC] [--face-timeout MS] [--face-program PATH]
            orientd calibrate [--json] [--exact] [--write [hwdb|config]] [--revert]
@@ -98,7 +98,8 @@ struct Options: Equatable {
 
     orientd --list-sensors shows every accelerometer (IIO and input), what orientd makes of it
     and which one it uses, then every light, proximity (IIO, applesmc, input switch) and
-    compass sensor; orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
+    compass sensor, then every gyroscope and rotation sensor (JSON "motion", kind "gyroscope"
+    or "rotation"); orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
     or --duration S, the input of orientd replay; with --raw in the sensor's own axes (no
     mount matrix applied), for working out a hwdb ACCEL_MOUNT_MATRIX. With --base it also
     reads a convertible's base accelerometer and prints "t,sensor,x,y,z" (sensor display or
@@ -106,6 +107,9 @@ struct Options: Equatable {
     ANGLE", and the hinge angle's reliability, "t,hinge,reliable,ANGLE" or
     "t,hinge,unreliable,REASON" (JSON: {"time":..,"posture":..,"hinge_angle":..},
     {"time":..,"hinge_reliable":..,"reason":..}); --set takes the [posture] hinge keys too.
+    With --motion it also reads the gyroscope and rotation sensor and writes a motion trace
+    ("# orientd motion trace", then "t,sensor,values": accel x,y,z m/s^2, gyro x,y,z rad/s,
+    rotation w,x,y,z; docs/motion.md).
 
     orientd replay runs the orientation detector over a recorded accelerometer trace and prints
     one line per committed change, "t,orientation" (t is the time of the sample at which the
@@ -328,6 +332,9 @@ struct Options: Equatable {
       case "--base":
         try ArgumentCursor.noValue(name, inline)
         options.base = true
+      case "--motion":
+        try ArgumentCursor.noValue(name, inline)
+        options.motion = true
       default:
         throw UsageError(
           argument.hasPrefix("-")

@@ -1,4 +1,5 @@
 import JSON
+import OrientCore
 import TestSupport
 import Testing
 
@@ -68,5 +69,28 @@ struct MotionListingTests {
         .string("iio-buffer-rotation"), .string("iio-poll-rotation"),
       ]
     )
+  }
+
+  /// `orientd record --motion`: a motion trace of the BMI160's accelerometer and gyroscope
+  /// that the trace parser (`orientd replay`'s) reads back.
+  @Test func recordMotionWritesATraceTheParserReads() throws {
+    var scenario = UMockdevScenario(devices: try Self.devices("bmi160.umockdev"))
+    scenario.spawn([
+      try Built.executable("orientd"), "record", "--motion", "--duration", "1",
+    ])
+    scenario.wait()
+    let transcript = try scenario.run()
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
+    #expect(transcript.lines.first == "# orientd motion trace")
+    var parser = MotionTraceParser(source: "record")
+    var gyro: [Vector3] = []
+    for line in transcript.lines {
+      // (The accelerometer is read buffered here, and the fixture's node delivers no scans.)
+      if case .gyro(_, let w)? = try parser.parse(line: Array(line.utf8)) { gyro.append(w) }
+    }
+    #expect(gyro.count > 10, "\(transcript.summary)")
+    let w = try #require(gyro.last)
+    // (12, -7, 94) counts x 0.001065 rad/s through the matrix (0 -1 0; 1 0 0; 0 0 1).
+    #expect(abs(w.x - 0.007455) < 1e-4 && abs(w.y - 0.01278) < 1e-4 && abs(w.z - 0.10011) < 1e-4)
   }
 }

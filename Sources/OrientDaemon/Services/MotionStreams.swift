@@ -4,6 +4,65 @@ import OrientLog
 import OrientWire
 import SystemKit
 
+/// What a stream client asked for, as granted (`OpenStream`'s options).
+public struct MotionStreamOptions: Hashable, Sendable {
+  /// Every `every`-th sample of the sensor's.
+  public var every: Int
+  /// Records per batch, 1-255.
+  public var batch: Int
+  /// A batch is sent when its oldest record is this old, nanoseconds.
+  public var latency: Int64
+
+  /// Parses `OpenStream`'s options for a sensor delivering `sensorRate` samples a second (0:
+  /// unknown).
+  ///
+  /// - Throws: `InvalidArgs` for an unknown option, a rate of 0 or below, a batch outside
+  ///   1-255, a latency of 0 or below or of the wrong type.
+  public static func parse(_ given: [String: DBusValue], sensorRate: Double) throws(DBusError)
+    -> (MotionStreamOptions, granted: [String: DBusValue])
+  {
+    func invalid(_ why: String) -> DBusError { DBusError(.invalidArgs, "OpenStream: \(why)") }
+    var rate = sensorRate > 0 ? sensorRate : 100
+    var batch = 1
+    var latency: Double?
+    for (key, value) in given {
+      switch key {
+      case "rate":
+        guard let r = value.doubleValue, r.isFinite, r > 0 else {
+          throw invalid("\"rate\" must be a double above 0")
+        }
+        rate = r
+      case "batch":
+        guard let b = value.uint32Value, (1...255).contains(b) else {
+          throw invalid("\"batch\" must be a uint32 from 1 to 255")
+        }
+        batch = Int(b)
+      case "latency":
+        guard let l = value.doubleValue, l.isFinite, l > 0, l <= 60 else {
+          throw invalid("\"latency\" must be a double above 0 and at most 60 seconds")
+        }
+        latency = l
+      default:
+        throw invalid("unknown option \"\(key)\" (known: rate, batch, latency)")
+      }
+    }
+    let every = sensorRate > 0 ? max(1, Int((sensorRate / rate).rounded())) : 1
+    let granted = sensorRate > 0 ? sensorRate / Double(every) : rate
+    let wait = latency ?? Double(batch) / granted
+    let options = MotionStreamOptions(every: every, batch: batch, latency: Int64(wait * 1e9))
+    return (
+      options,
+      [
+        "rate": .double(granted), "batch": .uint32(UInt32(batch)), "latency": .double(wait),
+        "version": .uint16(MotionStreamFormat.version),
+        "record-size": .uint32(UInt32(MotionStreamFormat.recordSize)),
+        "clock": .string("monotonic"),
+      ]
+    )
+  }
+
+}
+
 /// `org.orientd.Motion1.OpenStream`'s streams: every sample of the one hardware stream goes to
 /// each client's `SOCK_SEQPACKET` socket in batches (docs/motion.md, "The stream").
 ///
@@ -13,15 +72,7 @@ import SystemKit
 /// vanished is removed, never holding up the others; a client's streams go when it releases
 /// its claim or leaves the bus (`remove(client:)`).
 final class MotionStreams {
-  /// What a client asked for, as granted.
-  struct Options: Hashable {
-    /// Every `every`-th sample of the sensor's.
-    var every: Int
-    /// Records per batch, 1-255.
-    var batch: Int
-    /// A batch is sent when its oldest record is this old, nanoseconds.
-    var latency: Int64
-  }
+  typealias Options = MotionStreamOptions
 
   /// The streams a client may hold.
   static let perClient = 4
@@ -59,54 +110,6 @@ final class MotionStreams {
   /// The streams `client` holds.
   func count(of client: String) -> Int {
     owners.values.reduce(0) { $0 + $1.values.filter { $0 == client }.count }
-  }
-
-  /// Parses `OpenStream`'s options for a sensor delivering `sensorRate` samples a second (0:
-  /// unknown).
-  ///
-  /// - Throws: `InvalidArgs` for an unknown option, a rate of 0 or below, a batch outside
-  ///   1-255, a latency of 0 or below or of the wrong type.
-  static func options(_ given: [String: DBusValue], sensorRate: Double) throws(DBusError)
-    -> (Options, granted: [String: DBusValue])
-  {
-    func invalid(_ why: String) -> DBusError { DBusError(.invalidArgs, "OpenStream: \(why)") }
-    var rate = sensorRate > 0 ? sensorRate : 100
-    var batch = 1
-    var latency: Double?
-    for (key, value) in given {
-      switch key {
-      case "rate":
-        guard let r = value.doubleValue, r.isFinite, r > 0 else {
-          throw invalid("\"rate\" must be a double above 0")
-        }
-        rate = r
-      case "batch":
-        guard let b = value.uint32Value, (1...255).contains(b) else {
-          throw invalid("\"batch\" must be a uint32 from 1 to 255")
-        }
-        batch = Int(b)
-      case "latency":
-        guard let l = value.doubleValue, l.isFinite, l > 0, l <= 60 else {
-          throw invalid("\"latency\" must be a double above 0 and at most 60 seconds")
-        }
-        latency = l
-      default:
-        throw invalid("unknown option \"\(key)\" (known: rate, batch, latency)")
-      }
-    }
-    let every = sensorRate > 0 ? max(1, Int((sensorRate / rate).rounded())) : 1
-    let granted = sensorRate > 0 ? sensorRate / Double(every) : rate
-    let wait = latency ?? Double(batch) / granted
-    let options = Options(every: every, batch: batch, latency: Int64(wait * 1e9))
-    return (
-      options,
-      [
-        "rate": .double(granted), "batch": .uint32(UInt32(batch)), "latency": .double(wait),
-        "version": .uint16(MotionStreamFormat.version),
-        "record-size": .uint32(UInt32(MotionStreamFormat.recordSize)),
-        "clock": .string("monotonic"),
-      ]
-    )
   }
 
   /// Opens a stream for `client`: a socket pair whose one end joins the fan-out of `options`;

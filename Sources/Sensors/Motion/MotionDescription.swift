@@ -39,6 +39,8 @@ public struct MotionDescription: Equatable, Sendable {
   public var samplingFrequency: Double?
   /// The fastest rate it offers (`_sampling_frequency_available`), if it says.
   public var maximumRate: Double?
+  /// The attribute its sampling frequency is set with, if it has one.
+  public var frequencyAttribute: String?
   /// A rotation sensor's heading is absolute (north), not relative to where it started.
   public var headingIsAbsolute: Bool
 
@@ -62,8 +64,18 @@ public struct MotionDescription: Equatable, Sendable {
     self.scanElements = scanElements
     self.samplingFrequency = samplingFrequency
     self.maximumRate = maximumRate
+    frequencyAttribute = nil
     self.headingIsAbsolute = headingIsAbsolute
   }
+
+  /// The rate orientd asks a buffered motion sensor for: 100 Hz (docs/motion.md: the stream's
+  /// rate), or the fastest it offers below that.
+  public var streamRate: Double {
+    min(maximumRate ?? MotionDescription.streamRate, MotionDescription.streamRate)
+  }
+
+  /// 100 Hz.
+  public static let streamRate = 100.0
 
   /// The rate orientd polls a motion sensor at: the device's frequency up to 100 Hz, 50 Hz
   /// when it does not say.
@@ -149,17 +161,21 @@ public struct MotionDescription: Equatable, Sendable {
         break
       }
     }
-    let frequency = (read("in_anglvel_sampling_frequency") ?? read("sampling_frequency"))
-      .flatMap(Double.init)
+    let frequencyAttribute = ["in_anglvel_sampling_frequency", "sampling_frequency"].first {
+      read($0) != nil
+    }
+    let frequency = frequencyAttribute.flatMap(read).flatMap(Double.init)
     let available =
       (read("in_anglvel_sampling_frequency_available")
       ?? read("sampling_frequency_available"))
       .map { $0.split(separator: " ").compactMap { Double($0) } }
-    return MotionDescription(
+    var d = MotionDescription(
       kind: .gyroscope, syspath: syspath, sysname: sysname, name: read("name"), devnode: devnode,
       scale: scale > 0 ? scale : 1, offset: offset, mountMatrix: matrix, mountMatrixSource: source,
       hasRaw: hasRaw, scanElements: hasScan ? scan : [], samplingFrequency: frequency,
       maximumRate: available?.max(), headingIsAbsolute: false)
+    d.frequencyAttribute = frequencyAttribute
+    return d
   }
 
   /// The rotation sensor of an IIO device, if it is one (`hid-sensor-rotation`).
@@ -171,12 +187,15 @@ public struct MotionDescription: Equatable, Sendable {
     let hasScan = devnode != nil && read("scan_elements/in_rot_quaternion_en") != nil
     guard hasRaw || hasScan else { return nil }
     let scale = read("in_rot_scale").flatMap(Double.init) ?? 1
-    return MotionDescription(
+    var d = MotionDescription(
       kind: .rotation, syspath: syspath, sysname: sysname, name: name, devnode: devnode,
       scale: scale > 0 ? scale : 1, offset: read("in_rot_offset").flatMap(Double.init) ?? 0,
       mountMatrix: .identity, mountMatrixSource: "identity", hasRaw: hasRaw,
       scanElements: hasScan ? ["in_rot_quaternion"] : [],
       samplingFrequency: read("in_rot_sampling_frequency").flatMap(Double.init),
       maximumRate: nil, headingIsAbsolute: name.flatMap { rotationNames[$0] } ?? true)
+    d.frequencyAttribute =
+      read("in_rot_sampling_frequency") != nil ? "in_rot_sampling_frequency" : nil
+    return d
   }
 }

@@ -119,7 +119,7 @@ final class MotionPollReader: SensorReader {
 /// not from its layout offset). Stopped: the node is closed and sysfs put back.
 final class MotionBufferReader: SensorReader {
   let mode = SamplingMode.buffered
-  let rate: Double
+  private(set) var rate: Double
   let trigger: String?
   private let info: MotionDescription
   private let logger: Logger
@@ -163,6 +163,17 @@ final class MotionBufferReader: SensorReader {
     trigger = try setup.attachTrigger(
       deviceName: info.name, deviceNumber: Int(info.sysname.drop { !$0.isNumber }),
       deviceParent: parent, triggers: triggers)
+    if let attribute = info.frequencyAttribute {
+      // The stream's rate (the buffer is off: drivers take a new frequency then); put back
+      // at stop like every other setting.
+      let target = info.streamRate
+      do {
+        try setup.journal.set("\(info.syspath)/\(attribute)", AvailableValues.format(target))
+        rate = target
+      } catch {
+        logger.notice("\(info.sysname): cannot set \(attribute) to \(target): \(error)")
+      }
+    }
     try setup.enableBuffer(length: 128)
     do {
       let watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
