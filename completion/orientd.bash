@@ -82,10 +82,10 @@ _orientd() {
         opts+=" record replay rotate calibrate"
       fi
       ;;
-    watch) opts="--json --session --verbose --light --proximity --compass" ;;
+    watch) opts="--json --session --verbose --light --proximity --compass --motion" ;;
     get) opts="--json --session --verbose" ;;
     list-sensors) opts="--json --config --verbose" ;;
-    record) opts="--duration --raw --base --config --verbose --help" ;;
+    record) opts="--duration --raw --base --motion --config --verbose --help" ;;
     rotate)
       opts="--output --backend --touch --touch-only --when --exec --exec-before --natural --settle
         --once --force --json --session --suggest --suggest-timeout --verbose --lock --unlock
