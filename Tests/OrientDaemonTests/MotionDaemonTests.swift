@@ -174,3 +174,57 @@ struct MotionDaemonTests {
     reader.connection.close()
   }
 }
+
+/// The recordings of the real HID drivers (Tests/Fixtures/umockdev/hid-gyro.umockdev and
+/// hid-rotation.umockdev, from VM test motion-driver), polled (`[sampling] mode = polled`: the
+/// recorded nodes deliver no scans): the rotation sensor's quaternion is the rotation.
+@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+struct MotionHIDTests {
+  static func devices(_ fixture: String) throws -> [UMockdevDevice] {
+    let recording = readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/\(fixture)")
+    let kept = recording.split(separator: "\n", omittingEmptySubsequences: false).filter {
+      !$0.hasPrefix("H: ") && !$0.hasPrefix("L: ")
+    }
+    return try UMockdevDevice.parse(record: kept.joined(separator: "\n"))
+      .filter { $0.node != "uhid" }
+  }
+
+  @Test func theHubsGyroscopeAndRotationReachWatchMotion() throws {
+    let gyro = try Self.devices("hid-gyro.umockdev")
+    let rotation = try Self.devices("hid-rotation.umockdev")
+    let sensor = try #require(rotation.first)
+    let bus = try PrivateBus()
+    let config = bus.directory.file("polled.conf")
+    try writeFile(config, "[sampling]\nmode = polled\n")
+    let fixture = try DaemonFixture(["--config", config], devices: gyro + rotation, bus: bus)
+    #expect(
+      waitFor(timeout: 15) {
+        (try? fixture.property(
+          "RotationSource", path: MotionDaemonTests.path, interface: MotionDaemonTests.interface))
+          == "s \"sensor\""
+      }, "\(fixture.log)")
+    let watch = try fixture.start([
+      try Built.executable("orientd"), "--watch", "--motion", "--json",
+    ])
+    defer {
+      watch.signal(SIGTERM)
+      _ = watch.wait(timeout: 10)
+    }
+    func last(_ key: String) -> [Double]? {
+      watch.standardOutput.jsonLines.last?[key]?.arrayValue?.compactMap(\.numberValue)
+    }
+    // As recorded: -8594 counts of 0.000174532 rad/s about z; the identity quaternion.
+    #expect(
+      waitFor(timeout: 20) {
+        MotionDaemonTests.close(last("angular_velocity"), [0, 0, -8594 * 0.000174532])
+          && MotionDaemonTests.close(last("rotation"), [1, 0, 0, 0])
+      }, "\(watch.standardOutput)\n\(fixture.log)")
+    #expect(watch.standardOutput.jsonLines.last?["rotation_source"]?.stringValue == "sensor")
+    // A quarter turn about x, as the driver writes it: "x y z w ".
+    try fixture.testbed.perform { $0.set(sensor, "in_rot_quaternion_raw", "7071 0 0 7071 \n") }
+    #expect(
+      waitFor(timeout: 20) {
+        MotionDaemonTests.close(last("rotation"), [0.7071, 0.7071, 0, 0])
+      }, "\(watch.standardOutput.suffix(600))\n\(fixture.log)")
+  }
+}

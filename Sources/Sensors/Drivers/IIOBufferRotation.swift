@@ -10,6 +10,10 @@ public enum IIOBufferRotation: SensorDriver {
   public static func discover(_ device: UdevDevice, _ context: DiscoveryContext) -> [Sensor] {
     motionSensors(device, kind: .rotation, driver: name, buffered: true)
   }
+  /// Not in `[sampling] mode = polled`.
+  public static func isEnabled(by configuration: SensorsConfiguration) -> Bool {
+    configuration.sampling.mode != .polled
+  }
   /// At the device's frequency.
   public static func plan(_ sensor: Sensor, _ c: SensorsConfiguration) -> (
     mode: SamplingMode, rate: Double
