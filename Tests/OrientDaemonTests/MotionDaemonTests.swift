@@ -180,18 +180,9 @@ struct MotionDaemonTests {
 /// recorded nodes deliver no scans): the rotation sensor's quaternion is the rotation.
 @Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct MotionHIDTests {
-  static func devices(_ fixture: String) throws -> [UMockdevDevice] {
-    let recording = readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/\(fixture)")
-    let kept = recording.split(separator: "\n", omittingEmptySubsequences: false).filter {
-      !$0.hasPrefix("H: ") && !$0.hasPrefix("L: ")
-    }
-    return try UMockdevDevice.parse(record: kept.joined(separator: "\n"))
-      .filter { $0.node != "uhid" }
-  }
-
   @Test func theHubsGyroscopeAndRotationReachWatchMotion() throws {
-    let gyro = try Self.devices("hid-gyro.umockdev")
-    let rotation = try Self.devices("hid-rotation.umockdev")
+    let gyro = try UMockdevDevice.recording("hid-gyro.umockdev")
+    let rotation = try UMockdevDevice.recording("hid-rotation.umockdev")
     let sensor = try #require(rotation.first)
     let bus = try PrivateBus()
     let config = bus.directory.file("polled.conf")

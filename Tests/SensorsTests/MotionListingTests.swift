@@ -8,19 +8,8 @@ import Testing
 /// it would be read and the mount matrix that applies; accelerometers say `"accelerometer"`.
 @Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
 struct MotionListingTests {
-  /// A fixture's devices; a recording's binary attributes and links left out, and its uhid
-  /// misc device (as the other HID recordings' tests do).
-  static func devices(_ fixture: String) throws -> [UMockdevDevice] {
-    let recording = readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/\(fixture)")
-    let kept = recording.split(separator: "\n", omittingEmptySubsequences: false).filter {
-      !$0.hasPrefix("H: ") && !$0.hasPrefix("L: ")
-    }
-    return try UMockdevDevice.parse(record: kept.joined(separator: "\n"))
-      .filter { $0.node != "uhid" }
-  }
-
   static func motion(_ fixtures: [String]) throws -> (JSONValue, [JSONValue]) {
-    let devices = try fixtures.flatMap(devices)
+    let devices = try fixtures.flatMap(UMockdevDevice.recording)
     var scenario = UMockdevScenario(devices: devices)
     scenario.spawn([try Built.executable("orientd"), "--list-sensors", "--json"])
     scenario.wait()
@@ -74,7 +63,7 @@ struct MotionListingTests {
   /// `orientd record --motion`: a motion trace of the BMI160's accelerometer and gyroscope
   /// that the trace parser (`orientd replay`'s) reads back.
   @Test func recordMotionWritesATraceTheParserReads() throws {
-    var scenario = UMockdevScenario(devices: try Self.devices("bmi160.umockdev"))
+    var scenario = UMockdevScenario(devices: try UMockdevDevice.recording("bmi160.umockdev"))
     scenario.spawn([
       try Built.executable("orientd"), "record", "--motion", "--duration", "1",
     ])

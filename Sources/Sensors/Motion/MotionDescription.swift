@@ -103,32 +103,11 @@ public struct MotionDescription: Equatable, Sendable {
     return (q.normalized * m).normalized.canonical
   }
 
-  /// The rotation of the transpose of a proper rotation matrix (Shepperd's method), `nil`
-  /// for a matrix that is no rotation (a mirror).
+  /// The rotation of the transpose of a proper rotation matrix, `nil` for a matrix that is no
+  /// rotation (a mirror).
   static func quaternion(transposeOf matrix: MountMatrix) -> Quaternion? {
     let e = matrix.entries
-    // The transpose's entries, row by row.
-    let m = [e[0], e[3], e[6], e[1], e[4], e[7], e[2], e[5], e[8]]
-    let det =
-      m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2]
-      * (m[3] * m[7] - m[4] * m[6])
-    guard abs(det - 1) < 0.1 else { return nil }
-    let trace = m[0] + m[4] + m[8]
-    let q: Quaternion
-    if trace > 0 {
-      let s = (trace + 1).squareRoot() * 2
-      q = Quaternion(w: s / 4, x: (m[7] - m[5]) / s, y: (m[2] - m[6]) / s, z: (m[3] - m[1]) / s)
-    } else if m[0] > m[4] && m[0] > m[8] {
-      let s = (1 + m[0] - m[4] - m[8]).squareRoot() * 2
-      q = Quaternion(w: (m[7] - m[5]) / s, x: s / 4, y: (m[1] + m[3]) / s, z: (m[2] + m[6]) / s)
-    } else if m[4] > m[8] {
-      let s = (1 + m[4] - m[0] - m[8]).squareRoot() * 2
-      q = Quaternion(w: (m[2] - m[6]) / s, x: (m[1] + m[3]) / s, y: s / 4, z: (m[5] + m[7]) / s)
-    } else {
-      let s = (1 + m[8] - m[0] - m[4]).squareRoot() * 2
-      q = Quaternion(w: (m[3] - m[1]) / s, x: (m[2] + m[6]) / s, y: (m[5] + m[7]) / s, z: s / 4)
-    }
-    return q.normalized
+    return Quaternion(rotationMatrix: [e[0], e[3], e[6], e[1], e[4], e[7], e[2], e[5], e[8]])
   }
 
   /// The IIO names of HID rotation sensors, and whether their heading is absolute.
