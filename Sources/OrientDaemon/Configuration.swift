@@ -4,7 +4,8 @@ import SystemKit
 import TextFormats
 
 /// Everything `/etc/orientd.conf` configures: the detector (`[detector]`), how sensors are
-/// sampled (`[sampling]`) and per-device overrides (`[device "NAME"]`).
+/// sampled (`[sampling]`), per-device overrides (`[device "NAME"]`), convertibles
+/// (`[posture]`) and motion (`[motion]`).
 ///
 /// Unknown sections, unknown keys and bad values are errors naming the file and line; a
 /// daemon keeps its previous configuration when a reload finds one.
@@ -12,7 +13,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
   /// `/etc/orientd.conf`, read when it exists and no `--config` is given.
   public static let defaultPath = "/etc/orientd.conf"
   /// The sections orientd knows.
-  public static let sectionNames = ["detector", "sampling", "device", "posture"]
+  public static let sectionNames = ["detector", "sampling", "device", "posture", "motion"]
 
   /// `[detector]`.
   public var detector = DetectorParameters()
@@ -22,6 +23,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var ambient = AmbientConfiguration()
   /// `[posture]`: convertibles (hinge, tablet-mode switch).
   public var posture = PostureSettings()
+  /// `[motion]`: org.orientd.Motion1's property rate and the fusion.
+  public var motion = MotionSettings()
   /// The file it was read from (`nil`: built-in defaults).
   public var source: String?
 
@@ -46,12 +49,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
         throw ConfigError(
           source: file.source, line: section.entries.first?.line ?? 0,
           reason: "'\(section.entries.first?.key ?? "")' is outside any section; put it under "
-            + "[detector], [sampling], [posture] or [device \"NAME\"]")
+            + "[detector], [sampling], [posture], [motion] or [device \"NAME\"]")
       }
       throw ConfigError(
         source: file.source, line: section.line,
         reason: "unknown section [\(section.name)] (known: [detector], [sampling], "
-          + "[posture], [device \"NAME\"])")
+          + "[posture], [motion], [device \"NAME\"])")
     }
     detector = try DetectorParameters(config: file)
     accelerometer = try AccelerometerConfiguration(file)
@@ -69,6 +72,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
       }
     }
     posture = try PostureSettings(file)
+    motion = try MotionSettings(file)
     source = file.source
   }
 

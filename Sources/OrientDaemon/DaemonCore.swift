@@ -51,7 +51,7 @@ public final class DaemonCore {
     self.logger = logger
     desk = ClaimDesk(scheduler: scheduler, bound: claimReplyBound, logger: logger)
     orientation = OrientationService(parameters: configuration.detector, logger: logger)
-    motion = MotionService(logger: logger.child("motion"))
+    motion = MotionService(settings: configuration.motion, logger: logger.child("motion"))
     streams = loop.map {
       MotionStreams(loop: $0, scheduler: scheduler, logger: logger.child("motion"))
     }
@@ -72,6 +72,7 @@ public final class DaemonCore {
   public func begin() {
     posture.begin(hasDisplay: sensors.status(of: .accelerometer) != nil)
     published.posture = posture.state
+    published.motion = motion.state
     applyWanted()
   }
 
@@ -117,12 +118,17 @@ public final class DaemonCore {
 
   /// Applies a new configuration: new detector parameters start a fresh detector, a changed
   /// accelerometer part re-describes the sensors and reads them afresh, new ambient intervals
-  /// apply from the next claim.
+  /// apply from the next claim, new `[motion]` settings start a fresh fusion.
   public func reload(_ new: DaemonConfiguration) {
     orientation.reload(new.detector)
+    let motionChanged = new.motion != configuration.motion
     configuration = new
     sensors.update(configuration: new.sensors)
     posture.reload(new.posture)
+    if motionChanged {
+      motion.reload(new.motion)
+      publishMotion(motion.state.keepingValues(of: published.motion))
+    }
   }
 
   /// Stops reading (restoring the sensors' settings), answers held claims, fails calls waiting
@@ -217,11 +223,7 @@ public final class DaemonCore {
       motion.sensorChanged(kind, status)
       // Presence and the sensors' descriptions (broadcast); the values stay as published
       // until the next reading, so that a broadcast never carries them.
-      var next = motion.state
-      next.angularVelocity = published.motion.angularVelocity
-      next.rotation = published.motion.rotation
-      next.timestamp = published.motion.timestamp
-      publishMotion(next)
+      publishMotion(motion.state.keepingValues(of: published.motion))
     case .light, .proximity, .compass:
       publishAmbient(
         kind, AmbientService.sensorChanged(kind, status?.sensor.ambient, in: published.ambient))

@@ -69,6 +69,7 @@ import Testing
     #expect(example.detector == DetectorParameters())
     #expect(example.accelerometer == AccelerometerConfiguration())
     #expect(example.posture == PostureSettings())
+    #expect(example.motion == MotionSettings())
   }
 
   @Test func ambientPollIntervals() throws {

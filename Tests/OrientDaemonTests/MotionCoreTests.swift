@@ -114,3 +114,29 @@ import Testing
     }
   }
 }
+
+/// `[motion]` in orientd.conf: the property rate and the fusion's keys, errors at their line.
+@Suite struct MotionSettingsTests {
+  @Test func theSectionSetsTheRateAndTheFusion() throws {
+    let c = try DaemonConfiguration(
+      parsing: "[motion]\nproperty-rate = 10\ninclination-time-constant = 2\n", source: "t.conf")
+    #expect(c.motion.propertyRate == 10)
+    #expect(c.motion.fusion.inclinationTimeConstant == 2)
+    let rig = CoreRig(configuration: c)
+    #expect(rig.core.published.motion.propertyRate == 10)
+  }
+
+  @Test(arguments: [
+    ("[motion]\nproperty-rate = 0\n", "t.conf:2"),
+    ("[motion]\nproperty-rate = fast\n", "t.conf:2"),
+    ("[motion]\n\nfrobnicate = 1\n", "t.conf:3"),
+    ("[motion]\nsteady-rate = -1\n", "t.conf:2"),
+  ])
+  func badEntriesAreErrorsAtTheirLine(text: String, place: String) {
+    #expect {
+      try DaemonConfiguration(parsing: text, source: "t.conf")
+    } throws: { error in
+      "\(error)".contains(place)
+    }
+  }
+}

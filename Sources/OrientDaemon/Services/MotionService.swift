@@ -32,6 +32,16 @@ public struct MotionState: Equatable, Sendable {
     hasRotationSensor ? "sensor" : hasGyroscope ? "fusion-6" : "none"
   }
 
+  /// This state with the values (rate, rotation, time) of `other`: a change of presence or
+  /// settings is broadcast without them.
+  public func keepingValues(of other: MotionState) -> MotionState {
+    var copy = self
+    copy.angularVelocity = other.angularVelocity
+    copy.rotation = other.rotation
+    copy.timestamp = other.timestamp
+    return copy
+  }
+
   /// The values as a non-claimer reads them.
   public var withheld: MotionState {
     var copy = self
@@ -57,14 +67,23 @@ final class MotionService {
   private(set) var state = MotionState()
   /// Samples made since start.
   private(set) var samples = 0
-  private var fusion = MotionFusion()
+  private var fusion: MotionFusion
   private var lastPublished: Int64?
   private var sequence: UInt32 = 0
   private var discontinuity = true
   private let logger: Logger
 
-  init(logger: Logger) {
+  init(settings: MotionSettings, logger: Logger) {
     self.logger = logger
+    fusion = MotionFusion(parameters: settings.fusion)
+    state.propertyRate = settings.propertyRate
+  }
+
+  /// New settings (a reload): a fresh fusion with the new parameters, the new rate.
+  func reload(_ settings: MotionSettings) {
+    fusion = MotionFusion(parameters: settings.fusion)
+    state.propertyRate = settings.propertyRate
+    restart()
   }
 
   /// Starts afresh (the first claim): the fusion forgets its state.
