@@ -95,7 +95,7 @@ _orientd() {
       opts="--json --exact --write --revert --sensor --config --hold --timeout --hwdb-file --verbose --help"
       ;;
     replay)
-      opts="--json --tilt --config --set --face-camera --face-timeout --face-program --help"
+      opts="--json --tilt --motion --config --set --face-camera --face-timeout --face-program --help"
       if [[ $cur != -* ]]; then
         _filedir '@(csv|txt)'
         COMPREPLY+=($(compgen -W "-" -- "$cur"))

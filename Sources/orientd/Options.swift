@@ -46,7 +46,7 @@ struct Options: Equatable {
            orientd --get [--json] [--session] [-v]
            orientd --list-sensors [--json] [--config FILE] [-v]
            orientd record [--duration S] [--raw] [--base] [--motion] [--config FILE] [-v]
-           orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
+           orientd replay [FILE|-] [--json] [--tilt] [--motion] [--config FILE] [--set KEY=VALUE ...]
                           [--face-camera SPEC] [--face-timeout MS] [--face-program PATH]
            orientd calibrate [--json] [--exact] [--write [hwdb|config]] [--revert]
                              [--sensor NAME] [--config FILE] [--hold S] [--timeout S]
@@ -124,6 +124,12 @@ struct Options: Equatable {
       --json            one JSON object per change instead of CSV
       --tilt            also report tilt changes (vertical, tilted-up/down, face-up/down);
                         CSV lines become "t,orientation,tilt"
+      --motion          on a motion trace (orientd record --motion), also print the fusion
+                        of its gyroscope, accelerometer and magnetometer lines (or its rotation
+                        sensor's) at most 10 times a second of trace time:
+                        "t,motion,WX,WY,WZ,QW,QX,QY,QZ" or {"time":..,"angular_velocity":
+                        [x,y,z],"rotation":[w,x,y,z],"rotation_source":..}; the settings from
+                        the [motion] section of --config
       --config FILE     read detector parameters from the [detector] section of FILE
                         (the same format as /etc/orientd.conf)
       --set KEY=VALUE   override one detector parameter (repeatable; applied after --config)
@@ -419,6 +425,9 @@ struct Options: Equatable {
       case "--tilt":
         try ArgumentCursor.noValue(name, inline)
         replay.tilt = true
+      case "--motion":
+        try ArgumentCursor.noValue(name, inline)
+        replay.motion = true
       case "--config":
         replay.configPath = try cursor.value(for: name, inline: inline)
       case "--face-camera":
@@ -516,6 +525,8 @@ struct ReplayOptions: Equatable {
   var json = false
   /// Report tilt changes too.
   var tilt = false
+  /// `--motion`: on a motion trace, also print the fusion's angular velocity and rotation.
+  var motion = false
   /// A configuration file with a `[detector]` section.
   var configPath: String?
   /// Parameter overrides, in order.
