@@ -140,10 +140,10 @@ public final class OrientDaemon {
       motionValue: { [weak self] name, sender in
         self?.core.motionValue(name, for: sender) ?? name.value(in: PublishedState())
       },
-      openStream: { [weak self] (invocation) throws(DBusError) -> [DBusValue] in
-        guard let self else { throw DBusError(.failed, "shutting down") }
+      openStream: { [weak self] invocation in
+        guard let self else { return invocation.fail(.failed, "shutting down") }
         let options = invocation.arguments.first?.stringKeyedDictionary ?? [:]
-        return try self.core.openStream(options, for: invocation.sender)
+        self.core.openStream(invocation, options: options) { invocation.reply($0) }
       })
     let state = core.published
     do {

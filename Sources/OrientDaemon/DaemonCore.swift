@@ -322,7 +322,26 @@ public final class DaemonCore {
     return name.value(in: state)
   }
 
-  /// `OpenStream(options)` of `sender`, who must hold a motion claim.
+  /// `OpenStream(options)` of `call`'s sender: checked with polkit
+  /// (`org.orientd.motion.read`, in order with the sender's other calls) as `Claim` is, then
+  /// opened; `reply` gets the socket and what was granted, or `call` fails.
+  public func openStream(
+    _ call: any ClaimCall, options: [String: DBusValue],
+    reply: @escaping ([DBusValue]) -> Void
+  ) {
+    let proceed = { [weak self] in
+      guard let self else { return call.fail(.failed, "orientd is shutting down") }
+      do throws(DBusError) {
+        reply(try self.openStream(options, for: call.sender))
+      } catch {
+        call.fail(error.name, error.message)
+      }
+    }
+    guard let gate = desk.gate else { return proceed() }
+    gate.authorize(call, action: Wire.motionReadAction, then: proceed)
+  }
+
+  /// `OpenStream(options)` of `sender`, who must hold a motion claim (polkit already asked).
   ///
   /// - Returns: the stream's socket and what was granted.
   public func openStream(_ options: [String: DBusValue], for sender: String) throws(DBusError)

@@ -140,3 +140,25 @@ import Testing
     }
   }
 }
+
+/// `OpenStream` asks polkit as `Claim` does.
+@Suite struct MotionStreamGateTests {
+  @Test func openStreamIsCheckedWithTheMotionAction() {
+    let rig = CoreRig()
+    rig.sensors.appear(.gyroscope, MotionCoreTests.motionSensor(.gyroscope, "iio:device3"))
+    rig.claim(":1.7", .motion)
+    rig.sensors.deliver(.gyroscope, .angularVelocity(Vector3(0, 0, 1)), at: 10)
+    var replies = 0
+    let refused = FakeCall(":1.7", "OpenStream")
+    rig.core.openStream(refused, options: [:]) { _ in replies += 1 }
+    #expect(rig.authority.pending.last?.action == Wire.motionReadAction)
+    rig.authority.answer(":1.7", .denied(nil))
+    #expect(refused.error == .accessDenied)
+    // Allowed, it goes on to the streams (none here: the rig has no event loop).
+    let allowed = FakeCall(":1.7", "OpenStream")
+    rig.core.openStream(allowed, options: [:]) { _ in replies += 1 }
+    rig.authority.answer(":1.7", .allowed)
+    #expect(allowed.error == .notSupported)
+    #expect(replies == 0)
+  }
+}

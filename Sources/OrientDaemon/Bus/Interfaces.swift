@@ -23,10 +23,9 @@ enum BusInterfaces {
     var motionValue: (MotionProperty, _ sender: String) -> DBusValue = { name, _ in
       name.value(in: PublishedState())
     }
-    /// `OpenStream(a{sv})`: the socket and what was granted.
-    var openStream: (DBusMethodInvocation) throws(DBusError) -> [DBusValue] = {
-      _ throws(DBusError) in
-      throw DBusError(.notSupported, "streams are not served here")
+    /// `OpenStream(a{sv})`: answered later with the socket and what was granted.
+    var openStream: (DBusMethodInvocation) -> Void = {
+      $0.fail(.notSupported, "streams are not served here")
     }
   }
 
@@ -97,8 +96,10 @@ extension BusInterfaces {
       methods: claimMethods(h, interface: MotionProperty.interface) + [
         DBusMethod(
           Wire.openStreamMethod, in: [DBusArgument("options", .stringVariantDictionary)],
-          out: [DBusArgument("stream", .unixFD), DBusArgument("granted", .stringVariantDictionary)]
-        ) { (invocation) throws(DBusError) -> [DBusValue] in try h.openStream(invocation) }
+          out: [
+            DBusArgument("stream", .unixFD), DBusArgument("granted", .stringVariantDictionary),
+          ],
+          deferred: { (invocation) throws(DBusError) in h.openStream(invocation) })
       ],
       properties: MotionProperty.allCases.map { name in
         var property = DBusProperty.published(name)
