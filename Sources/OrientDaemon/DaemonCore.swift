@@ -164,7 +164,7 @@ public final class DaemonCore {
     for kind in SensorKind.allCases where now.contains(kind) != before.contains(kind) {
       if now.contains(kind) {
         if kind == .accelerometer { orientation.restart() }
-        if kind == .gyroscope || kind == .rotation { motion.restart() }
+        if kind == .gyroscope || kind == .rotation || kind == .magnetometer { motion.restart() }
         sensors.setWanted(kind, true)
       } else {
         sensors.setWanted(kind, false)
@@ -195,7 +195,7 @@ public final class DaemonCore {
       case .accelerometer:
         if wanted.contains(.gyroscope) { motionReading(reading) }
         process(reading)
-      case .gyroscope, .rotation:
+      case .gyroscope, .rotation, .magnetometer:
         motionReading(reading)
         desk.firstReading(kind)
       case .baseAccelerometer: posture.base(reading)
@@ -219,7 +219,7 @@ public final class DaemonCore {
       posture.baseChanged(status?.accelerometer)
     case .hinge:
       posture.hingeSensorChanged(status?.sensor.hingeAngle)
-    case .gyroscope, .rotation:
+    case .gyroscope, .rotation, .magnetometer:
       motion.sensorChanged(kind, status)
       // Presence and the sensors' descriptions (broadcast); the values stay as published
       // until the next reading, so that a broadcast never carries them.
@@ -292,7 +292,7 @@ public final class DaemonCore {
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.light))
     case .proximity:
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.proximity))
-    case .accelerometer, .baseAccelerometer, .hinge, .gyroscope, .rotation:
+    case .accelerometer, .baseAccelerometer, .hinge, .gyroscope, .rotation, .magnetometer:
       break
     }
   }

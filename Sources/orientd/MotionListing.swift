@@ -11,7 +11,7 @@ struct MotionListing {
   /// The motion sensors `hub` found.
   init(hub: SensorHub) {
     var found: [(Sensor, MotionDescription, Bool)] = []
-    for kind in [SensorKind.gyroscope, .rotation] {
+    for kind in [SensorKind.gyroscope, .rotation, .magnetometer] {
       let chosen = hub.choice(of: kind).chosen?.syspath
       for sensor in hub.sensors(for: kind) {
         guard let d = sensor.motion else { continue }
@@ -19,6 +19,15 @@ struct MotionListing {
       }
     }
     sensors = found
+  }
+
+  /// What its values are in.
+  static func unit(_ kind: SensorKind) -> String {
+    switch kind {
+    case .rotation: "quaternion"
+    case .magnetometer: "gauss"
+    default: "rad/s"
+    }
   }
 
   /// Whether there is none.
@@ -33,7 +42,7 @@ struct MotionListing {
           ("syspath", .string(d.syspath)), ("name", d.name.map { .string($0) } ?? .null),
           ("devnode", d.devnode.map { .string($0) } ?? .null),
           ("read", .array(sensor.drivers.map { .string($0) })),
-          ("unit", .string(d.kind == .rotation ? "quaternion" : "rad/s")),
+          ("unit", .string(MotionListing.unit(d.kind))),
           ("scale", .number(d.scale)), ("offset", .number(d.offset)),
           ("mount_matrix", .string(d.mountMatrix.description)),
           ("mount_matrix_source", .string(d.mountMatrixSource)),

@@ -30,7 +30,7 @@ enum RecordCommand {
       // --motion: the gyroscope and the rotation sensor too, as a motion trace.
       let kinds: [SensorKind] =
         (options.base ? [.accelerometer, .baseAccelerometer] : [.accelerometer])
-        + (options.motion ? [.gyroscope, .rotation] : [])
+        + (options.motion ? [.gyroscope, .rotation, .magnetometer] : [])
       var sawSensor = false
       var announced: String?
       func finish() {
@@ -99,9 +99,11 @@ enum RecordCommand {
           write(reading, sensor: options.base ? "display" : nil)
         case .reading(.baseAccelerometer, let reading) where options.base:
           write(reading, sensor: "base")
-        case .reading(.gyroscope, let reading), .reading(.rotation, let reading):
+        case .reading(.gyroscope, let reading), .reading(.rotation, let reading),
+          .reading(.magnetometer, let reading):
           write(reading, sensor: nil)
-        case .changed(let kind, let status?) where kind == .gyroscope || kind == .rotation:
+        case .changed(let kind, let status?)
+        where kind == .gyroscope || kind == .rotation || kind == .magnetometer:
           if status.isSampling { logger.notice("recording \(kind.noun) \(status.sensor.sysname)") }
         default: break
         }
@@ -157,6 +159,7 @@ enum MotionEvents {
       return .acceleration(base ? .base : .lid, Sample(time: time, acceleration: a))
     case .angularVelocity(let w): return .gyro(time: time, w)
     case .rotation(let q): return .rotation(time: time, q)
+    case .magneticField(let m): return .magneticField(time: time, m)
     case .light, .proximity, .heading, .angle: return nil
     }
   }

@@ -83,6 +83,28 @@ import Testing
     #expect(rig.core.published.motion.rotation == q)
   }
 
+  @Test func aMagnetometerMakesTheHeadingAbsolute() {
+    let rig = CoreRig()
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))
+    rig.sensors.appear(.magnetometer, Self.motionSensor(.magnetometer, "iio:device5"))
+    #expect(rig.core.published.motion.rotationSource == "fusion-9")
+    rig.claim(":1.7", .motion)
+    #expect(rig.sensors.wanted.contains(.magnetometer))
+    // Lying flat and still, the field's horizontal part along the device's +x (and dipping
+    // down): the device's +x is magnetic north.
+    for i in 0..<300 {
+      let t = 10 + Double(i) * 0.01
+      rig.sensors.deliver(.accelerometer, .acceleration(Vector3(0, 0, -9.80665)), at: t)
+      rig.sensors.deliver(.magnetometer, .magneticField(Vector3(0.2, 0, -0.4)), at: t)
+      rig.sensors.deliver(.gyroscope, .angularVelocity(.zero), at: t)
+    }
+    let q = rig.core.published.motion.rotation
+    // The device's +x (the field's horizontal part) is north (earth +y): a quarter turn.
+    let north = q.rotate(Vector3(1, 0, 0))
+    #expect(abs(north.y - 1) < 0.05, "\(north)")
+  }
+
   @Test func propertiesChangeAtMostPropertyRateTimesASecond() {
     let rig = CoreRig()
     rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))

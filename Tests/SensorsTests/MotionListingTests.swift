@@ -60,6 +60,16 @@ struct MotionListingTests {
     )
   }
 
+  @Test func theHubsMagnetometerIsListedForTheFusion() throws {
+    let (_, motion) = try Self.motion(["hid-magn.umockdev"])
+    let magn = try #require(motion.first)
+    #expect(magn["kind"]?.stringValue == "magnetometer")
+    #expect(magn["name"]?.stringValue == "magn_3d")
+    #expect(magn["unit"]?.stringValue == "gauss")
+    #expect(magn["scale"]?.numberValue == 0.001)
+    #expect(magn["read"]?.arrayValue == [.string("iio-poll-magn")])
+  }
+
   /// `orientd record --motion`: a motion trace of the BMI160's accelerometer and gyroscope
   /// that the trace parser (`orientd replay`'s) reads back.
   @Test func recordMotionWritesATraceTheParserReads() throws {

@@ -68,7 +68,7 @@ extension ClaimTarget {
     case .proximity: [.proximity]
     case .compass: [.compass]
     // The display accelerometer corrects the fused rotation's inclination.
-    case .motion: [.gyroscope, .rotation, .accelerometer]
+    case .motion: [.gyroscope, .rotation, .magnetometer, .accelerometer]
     }
   }
 

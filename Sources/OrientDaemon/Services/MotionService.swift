@@ -9,6 +9,8 @@ public struct MotionState: Equatable, Sendable {
   public var hasGyroscope = false
   /// A device-rotation sensor is present.
   public var hasRotationSensor = false
+  /// A magnetometer is present (the fusion's heading is then absolute).
+  public var hasMagnetometer = false
   /// The newest angular velocity, rad/s, display frame (bias removed when fused).
   public var angularVelocity = Vector3.zero
   /// The newest rotation, display frame to earth frame.
@@ -26,10 +28,10 @@ public struct MotionState: Equatable, Sendable {
   /// A rotation is available: from the sensor, or fused from the gyroscope.
   public var hasRotation: Bool { hasRotationSensor || hasGyroscope }
 
-  /// `RotationSource`: `sensor`, `fusion-6` or `none` (orientd's daemon fuses no magnetometer
-  /// yet, so never `fusion-9`).
+  /// `RotationSource`: `sensor`, `fusion-9` (with a magnetometer), `fusion-6` or `none`.
   public var rotationSource: String {
-    hasRotationSensor ? "sensor" : hasGyroscope ? "fusion-6" : "none"
+    hasRotationSensor
+      ? "sensor" : !hasGyroscope ? "none" : hasMagnetometer ? "fusion-9" : "fusion-6"
   }
 
   /// This state with the values (rate, rotation, time) of `other`: a change of presence or
@@ -95,11 +97,11 @@ final class MotionService {
 
   /// A gyroscope or rotation sensor appeared, changed or went away.
   func sensorChanged(_ kind: SensorKind, _ status: SensorStatus?) {
-    let key = kind == .rotation ? "rotation" : "gyroscope"
-    if kind == .rotation {
-      state.hasRotationSensor = status != nil
-    } else {
-      state.hasGyroscope = status != nil
+    let key = kind.rawValue
+    switch kind {
+    case .rotation: state.hasRotationSensor = status != nil
+    case .magnetometer: state.hasMagnetometer = status != nil
+    default: state.hasGyroscope = status != nil
     }
     state.sensors[key] = status.map(MotionService.describe)
     if state.sensors[key] == nil { state.sensors.removeValue(forKey: key) }
@@ -128,6 +130,10 @@ final class MotionService {
     case .acceleration(let a):
       guard state.hasGyroscope, !state.hasRotationSensor else { return nil }
       fusion.correct(acceleration: a, time: seconds)
+      return nil
+    case .magneticField(let m):
+      guard state.hasGyroscope, !state.hasRotationSensor else { return nil }
+      fusion.correct(magneticField: m, time: seconds)
       return nil
     case .light, .proximity, .heading, .angle:
       return nil

@@ -155,7 +155,7 @@ final class KindSlot {
       } else if let before {
         logger.notice("hinge angle sensor \(before.sysname) removed")
       }
-    case .gyroscope, .rotation:
+    case .gyroscope, .rotation, .magnetometer:
       if let d = now?.motion {
         logger.notice(
           "\(kind.noun) \(d.sysname) (\(d.name ?? "no name"), mount matrix \(d.mountMatrixSource))")

@@ -111,6 +111,8 @@ public enum SensorValue: Equatable, Sendable {
   case angularVelocity(Vector3)
   /// A rotation from the display frame to the earth frame (unit quaternion).
   case rotation(Quaternion)
+  /// A magnetic field in the display frame (the sensor's unit: gauss for IIO).
+  case magneticField(Vector3)
 }
 
 /// What a running reader tells its owner.

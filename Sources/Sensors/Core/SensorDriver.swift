@@ -155,6 +155,7 @@ public enum SensorDrivers {
     IIOPollCompass.self, IIOBufferCompass.self,
     IIOPollHinge.self,
     IIOBufferGyroscope.self, IIOPollGyroscope.self, IIOBufferRotation.self, IIOPollRotation.self,
+    IIOPollMagnetometer.self,
   ]
 
   /// The driver called `name`.

@@ -24,6 +24,8 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
   case gyroscope
   /// A device-rotation sensor's quaternion (`org.orientd.Motion1`).
   case rotation
+  /// A magnetometer's field vector: the fused rotation's heading (`org.orientd.Motion1`).
+  case magnetometer
 
   /// What the log calls its sensor.
   public var noun: String {
@@ -36,6 +38,7 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
     case .hinge: "hinge angle sensor"
     case .gyroscope: "gyroscope"
     case .rotation: "rotation sensor"
+    case .magnetometer: "magnetometer"
     }
   }
 
@@ -91,7 +94,7 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
     case .hinge:
       // The lowest device number, as for the base accelerometer.
       return Choice(chosen: candidates.min { Sensor.deviceOrder($0, $1) })
-    case .gyroscope, .rotation:
+    case .gyroscope, .rotation, .magnetometer:
       // A device that can be buffered first (full rate, kernel timestamps); then an absolute
       // heading before a relative one; then by device path.
       func order(_ sensor: Sensor) -> (Int, Int, String) {

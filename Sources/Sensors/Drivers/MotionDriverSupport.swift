@@ -15,13 +15,19 @@ func motionSensors(
   let read = { (attribute: String) -> String? in
     Sysfs.readIfPresent("\(syspath)/\(attribute)").map { String($0.trimming()) }
   }
-  let description =
-    kind == .rotation
-    ? MotionDescription.rotation(
+  let description: MotionDescription?
+  switch kind {
+  case .rotation:
+    description = MotionDescription.rotation(
       syspath: syspath, sysname: device.sysname, devnode: device.devnode, read: read)
-    : MotionDescription.gyroscope(
+  case .magnetometer:
+    description = MotionDescription.magnetometer(
+      syspath: syspath, sysname: device.sysname, read: read, property: { device.property($0) })
+  default:
+    description = MotionDescription.gyroscope(
       syspath: syspath, sysname: device.sysname, devnode: device.devnode, read: read,
       property: { device.property($0) })
+  }
   guard let d = description, buffered ? !d.scanElements.isEmpty : d.hasRaw else { return [] }
   // A chip with the accelerometer on the same IIO device (BMI160, BMI260) has one buffer,
   // which the accelerometer's reader may hold (a second open is EBUSY, and many drivers

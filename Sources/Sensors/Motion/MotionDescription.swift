@@ -81,7 +81,8 @@ public struct MotionDescription: Equatable, Sendable {
   /// when it does not say.
   public var pollRate: Double { min(max(samplingFrequency ?? 50, 1), 100) }
 
-  /// The angular velocity in rad/s in the display frame from three raw counts.
+  /// The angular velocity in rad/s (a magnetometer's field) in the display frame from three
+  /// raw counts.
   public func angularVelocity(x: Double, y: Double, z: Double) -> Vector3? {
     let v = mountMatrix.apply(
       Vector3((x + offset) * scale, (y + offset) * scale, (z + offset) * scale))
@@ -121,17 +122,39 @@ public struct MotionDescription: Equatable, Sendable {
     syspath: String, sysname: String, devnode: String?, read: (String) -> String?,
     property: (String) -> String?
   ) -> MotionDescription? {
+    vector(
+      .gyroscope, channel: "anglvel", syspath: syspath, sysname: sysname, devnode: devnode,
+      read: read, property: property)
+  }
+
+  /// The magnetometer of an IIO device (`in_magn_{x,y,z}_raw`, `in_magn_scale` in gauss:
+  /// hid-sensor-magn-3d's `magn_3d`, `bmc150_magn`, `ak8975`), if it has one; polled only.
+  public static func magnetometer(
+    syspath: String, sysname: String, read: (String) -> String?,
+    property: (String) -> String?
+  ) -> MotionDescription? {
+    let d = vector(
+      .magnetometer, channel: "magn", syspath: syspath, sysname: sysname, devnode: nil,
+      read: read, property: property)
+    return d?.hasRaw == true ? d : nil
+  }
+
+  /// A three-axis sensor of `kind` whose channels are `in_<channel>_{x,y,z}`.
+  static func vector(
+    _ kind: SensorKind, channel: String, syspath: String, sysname: String, devnode: String?,
+    read: (String) -> String?, property: (String) -> String?
+  ) -> MotionDescription? {
     let axes = ["x", "y", "z"]
-    let hasRaw = axes.allSatisfy { read("in_anglvel_\($0)_raw") != nil }
-    let scan = axes.map { "in_anglvel_\($0)" }
+    let hasRaw = axes.allSatisfy { read("in_\(channel)_\($0)_raw") != nil }
+    let scan = axes.map { "in_\(channel)_\($0)" }
     let hasScan = devnode != nil && scan.allSatisfy { read("scan_elements/\($0)_en") != nil }
     guard hasRaw || hasScan else { return nil }
-    let scale = read("in_anglvel_scale").flatMap(Double.init) ?? 1
-    let offset = read("in_anglvel_offset").flatMap(Double.init) ?? 0
+    let scale = read("in_\(channel)_scale").flatMap(Double.init) ?? 1
+    let offset = read("in_\(channel)_offset").flatMap(Double.init) ?? 0
     var matrix = MountMatrix.identity
     var source = "identity"
     let candidates =
-      ["in_anglvel_mount_matrix", "mount_matrix", "in_mount_matrix"].map { ($0, read($0)) }
+      ["in_\(channel)_mount_matrix", "mount_matrix", "in_mount_matrix"].map { ($0, read($0)) }
       + [("udev ACCEL_MOUNT_MATRIX", property("ACCEL_MOUNT_MATRIX"))]
     for case (let origin, let text?) in candidates {
       if let parsed = try? MountMatrix(parsing: text) {
@@ -140,16 +163,16 @@ public struct MotionDescription: Equatable, Sendable {
         break
       }
     }
-    let frequencyAttribute = ["in_anglvel_sampling_frequency", "sampling_frequency"].first {
+    let frequencyAttribute = ["in_\(channel)_sampling_frequency", "sampling_frequency"].first {
       read($0) != nil
     }
     let frequency = frequencyAttribute.flatMap(read).flatMap(Double.init)
     let available =
-      (read("in_anglvel_sampling_frequency_available")
+      (read("in_\(channel)_sampling_frequency_available")
       ?? read("sampling_frequency_available"))
       .map { $0.split(separator: " ").compactMap { Double($0) } }
     var d = MotionDescription(
-      kind: .gyroscope, syspath: syspath, sysname: sysname, name: read("name"), devnode: devnode,
+      kind: kind, syspath: syspath, sysname: sysname, name: read("name"), devnode: devnode,
       scale: scale > 0 ? scale : 1, offset: offset, mountMatrix: matrix, mountMatrixSource: source,
       hasRaw: hasRaw, scanElements: hasScan ? scan : [], samplingFrequency: frequency,
       maximumRate: available?.max(), headingIsAbsolute: false)

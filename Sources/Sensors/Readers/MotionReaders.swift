@@ -28,9 +28,10 @@ final class MotionPollReader: SensorReader {
     self.deliver = deliver
     rate = info.pollRate
     interval = .nanoseconds(Int64(1e9 / rate))
+    let channel = info.kind == .magnetometer ? "magn" : "anglvel"
     let names =
       info.kind == .rotation
-      ? ["in_rot_quaternion_raw"] : ["x", "y", "z"].map { "in_anglvel_\($0)_raw" }
+      ? ["in_rot_quaternion_raw"] : ["x", "y", "z"].map { "in_\(channel)_\($0)_raw" }
     do {
       for name in names { files.append(try SysfsAttribute(path: "\(info.syspath)/\(name)")) }
       let timer = try loop.makeTimer { [weak self] in self?.poll() }
@@ -101,7 +102,7 @@ final class MotionPollReader: SensorReader {
     guard n.count == 3, let v = info.angularVelocity(x: n[0], y: n[1], z: n[2]) else {
       return nil
     }
-    return .angularVelocity(v)
+    return info.kind == .magnetometer ? .magneticField(v) : .angularVelocity(v)
   }
 
   private func reschedule(_ period: Duration) {
