@@ -50,7 +50,10 @@ func openMotionPolled(
   guard let d = sensor.motion else {
     throw SensorError(.unavailable, "\(sensor.sysname) is not a gyroscope or rotation sensor")
   }
-  return try MotionPollReader(d, loop: context.loop, logger: context.logger, deliver: deliver)
+  return try PolledValuesReader(
+    device: d.sysname, paths: MotionValues.paths(d), rate: d.pollRate,
+    what: "a \(d.kind.noun)'s reading", loop: context.loop, logger: context.logger,
+    interpret: { MotionValues.value(d, $0) }, deliver: deliver)
 }
 
 /// Opens the buffered reader of a motion sensor.

@@ -3,45 +3,53 @@ import OrientLog
 import SystemKit
 import TextFormats
 
-/// Polls a gyroscope's three `in_anglvel_*_raw` or a rotation sensor's `in_rot_quaternion_raw`
-/// on a timer (`MotionDescription.pollRate`), delivering `SensorValue.angularVelocity` or
-/// `.rotation` stamped with the read time. Files stay open between reads (`SysfsAttribute`);
-/// failing reads slow it down (`PollBackoff`); nothing is open once stopped.
-final class MotionPollReader: SensorReader {
+/// Polls one or more sysfs attributes together on a timer and turns their numbers into one
+/// value (`interpret`), stamped with the read time: a gyroscope's three `in_anglvel_*_raw`, a
+/// rotation sensor's `in_rot_quaternion_raw` (four numbers in one file), a magnetometer's
+/// `in_magn_*_raw`, a hinge's angle. Files stay open between reads (`SysfsAttribute`); values
+/// that mean nothing are skipped and logged once per episode; failing reads slow it down
+/// (`PollBackoff`); nothing is open or scheduled once stopped.
+final class PolledValuesReader: SensorReader {
   let mode = SamplingMode.polled
   let rate: Double
-  private let info: MotionDescription
+  private let device: String
+  private let what: String
   private let interval: Duration
   private let logger: Logger
+  private let interpret: ([Double]) -> SensorValue?
   private let deliver: (SensorEvent) -> Void
   private var files: [SysfsAttribute] = []
   private var timer: EventLoop.Timer?
   private var problems = LogOnce()
   private var backoff = PollBackoff()
 
+  /// Opens `paths` and reads them every 1/`rate` s; the first reading is posted to the loop
+  /// at once. `what` names the value in messages (`a rate`, `an angle of 0 to 360 degrees`).
+  ///
+  /// - Throws: `SensorError` if a file cannot be opened or the timer made.
   init(
-    _ info: MotionDescription, loop: EventLoop, logger: Logger,
+    device: String, paths: [String], rate: Double, what: String, loop: EventLoop,
+    logger: Logger, interpret: @escaping ([Double]) -> SensorValue?,
     deliver: @escaping (SensorEvent) -> Void
   ) throws(SensorError) {
-    self.info = info
+    self.device = device
+    self.what = what
     self.logger = logger
+    self.interpret = interpret
     self.deliver = deliver
-    rate = info.pollRate
-    interval = .nanoseconds(Int64(1e9 / rate))
-    let channel = info.kind == .magnetometer ? "magn" : "anglvel"
-    let names =
-      info.kind == .rotation
-      ? ["in_rot_quaternion_raw"] : ["x", "y", "z"].map { "in_\(channel)_\($0)_raw" }
+    self.rate = max(rate, 0.1)
+    interval = .nanoseconds(Int64(1e9 / self.rate))
     do {
-      for name in names { files.append(try SysfsAttribute(path: "\(info.syspath)/\(name)")) }
+      for path in paths { files.append(try SysfsAttribute(path: path)) }
       let timer = try loop.makeTimer { [weak self] in self?.poll() }
       try timer.schedule(after: interval, interval: interval)
       self.timer = timer
     } catch {
       stop()
-      throw SensorError(error, "\(info.sysname): cannot poll its \(info.kind.noun)")
+      throw SensorError(error, "\(device): cannot poll")
     }
-    logger.debug("\(info.sysname): polling its \(info.kind.noun) at \(rate) Hz")
+    logger.debug("\(device): polling \(paths.joined(separator: ", ")) at \(self.rate) Hz")
+    // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
     loop.post { [weak self] in self?.poll() }
   }
 
@@ -57,6 +65,7 @@ final class MotionPollReader: SensorReader {
   private func poll() {
     guard !files.isEmpty else { return }
     var numbers: [Double] = []
+    var texts: [String] = []
     for file in files {
       let text: String
       do {
@@ -64,34 +73,46 @@ final class MotionPollReader: SensorReader {
       } catch {
         if error.isDeviceGone {
           stop()
-          deliver(.gone("\(info.syspath): \(error.reason)"))
+          deliver(.gone("\(file.path): \(error.reason)"))
           return
         }
-        problems.report("read", logger: logger, "\(info.sysname): cannot read: \(error)")
+        problems.report("read", logger: logger, "\(device): cannot read \(file.path): \(error)")
         if let slower = backoff.failed(rate: rate) { reschedule(slower) }
         return
       }
-      // "x y z w " for the quaternion: numbers separated by spaces, one trailing.
+      texts.append(String(text.trimming()))
+      // "x y z w " for a quaternion: numbers separated by spaces, one trailing.
       numbers += text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap {
         Double(String($0))
       }
     }
-    guard let value = MotionPollReader.value(info, numbers) else {
+    guard let value = interpret(numbers) else {
       problems.report(
         "value", logger: logger,
-        "\(info.sysname): \(numbers) is not a \(info.kind == .rotation ? "rotation" : "rate") "
+        "\(device): \(texts.map { "\"\($0)\"" }.joined(separator: ", ")) is not \(what) "
           + "(skipped; logged once)")
       return
     }
-    problems.clear("read", logger: logger, "\(info.sysname): readable again")
-    problems.clear("value", logger: logger, "\(info.sysname): values usable again")
+    problems.clear("read", logger: logger, "\(device): readable again")
+    problems.clear("value", logger: logger, "\(device): holds \(what) again")
     if backoff.succeeded() { reschedule(interval) }
     deliver(
       .reading(
         Reading(time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()), value: value)))
   }
 
-  /// The value raw counts mean: three for a gyroscope, four (x, y, z, w) for a rotation.
+  private func reschedule(_ period: Duration) {
+    do {
+      try timer?.schedule(after: period, interval: period)
+    } catch {
+      problems.report("timer", logger: logger, "\(device): cannot reschedule: \(error)")
+    }
+  }
+}
+
+/// The value raw counts of a motion sensor mean: three for a gyroscope or magnetometer, four
+/// (x, y, z, w) for a rotation.
+enum MotionValues {
   static func value(_ info: MotionDescription, _ n: [Double]) -> SensorValue? {
     if info.kind == .rotation {
       guard n.count == 4, let q = info.rotation(x: n[0], y: n[1], z: n[2], w: n[3]) else {
@@ -105,12 +126,11 @@ final class MotionPollReader: SensorReader {
     return info.kind == .magnetometer ? .magneticField(v) : .angularVelocity(v)
   }
 
-  private func reschedule(_ period: Duration) {
-    do {
-      try timer?.schedule(after: period, interval: period)
-    } catch {
-      problems.report("timer", logger: logger, "\(info.sysname): cannot reschedule: \(error)")
-    }
+  /// The attributes a motion sensor is polled through.
+  static func paths(_ info: MotionDescription) -> [String] {
+    if info.kind == .rotation { return ["\(info.syspath)/in_rot_quaternion_raw"] }
+    let channel = info.kind == .magnetometer ? "magn" : "anglvel"
+    return ["x", "y", "z"].map { "\(info.syspath)/in_\(channel)_\($0)_raw" }
   }
 }
 
@@ -234,7 +254,7 @@ final class MotionBufferReader: SensorReader {
       let counts = running.elements.flatMap { element in
         record.withUnsafeBytes { running.layout.values(of: element, in: $0) } ?? []
       }.map(Double.init)
-      guard let value = MotionPollReader.value(info, counts) else { continue }
+      guard let value = MotionValues.value(info, counts) else { continue }
       var time = now
       if running.timestamp != nil, let stamp = stamp(record, running) {
         let converted = running.converter.monotonic(stamp, clockNow: clockNow, monotonicNow: now)
