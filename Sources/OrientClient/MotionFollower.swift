@@ -156,6 +156,10 @@ public final class MotionFollower {
         .accessDenied,
         "\(t.busName) refused \(t.interface).Claim (\(error.message)): polkit "
           + "(\(Wire.motionReadAction)) allows motion to the active local session only")
+    case Wire.noMotionSensorError:
+      // Reported as missing hardware (exit 69), like --get without an accelerometer.
+      return OrientClientError(
+        .noAccelerometer, "this machine has no gyroscope or rotation sensor (\(error.message))")
     case .unknownMethod, .unknownObject, .unknownInterface:
       return OrientClientError(
         .serviceMissing,

@@ -100,8 +100,18 @@ public final class DaemonCore {
 
   // MARK: Calls
 
-  /// A `Claim*` call of `target`.
-  public func claim(_ call: any ClaimCall, _ target: ClaimTarget) { desk.claim(call, target) }
+  /// A `Claim*` call of `target`. Motion with neither a gyroscope nor a rotation sensor is
+  /// refused (`NoSensor`, as dbus/org.orientd.Motion1.xml says); `HasGyroscope` and
+  /// `HasRotation` tell a client when to try again.
+  public func claim(_ call: any ClaimCall, _ target: ClaimTarget) {
+    if target == .motion, sensors.status(of: .gyroscope) == nil,
+      sensors.status(of: .rotation) == nil
+    {
+      return call.fail(
+        Wire.noMotionSensorError, "no gyroscope or rotation sensor (HasRotation is false)")
+    }
+    desk.claim(call, target)
+  }
 
   /// A `Release*` call of `target`.
   public func release(_ call: any ClaimCall, _ target: ClaimTarget) {

@@ -26,6 +26,9 @@ public enum Wire {
   public static let motionReadAction = "org.orientd.motion.read"
   /// `OpenStream` on `org.orientd.Motion1`: `(h stream, a{sv} granted)`.
   public static let openStreamMethod = "OpenStream"
+  /// `org.orientd.Motion1.Error.NoSensor`: `Claim` with neither a gyroscope nor a rotation
+  /// sensor.
+  public static let noMotionSensorError = DBusError.Name("org.orientd.Motion1.Error.NoSensor")
   /// `org.orientd.Motion1.Error.NotClaimed`: `OpenStream` without a claim.
   public static let notClaimedError = DBusError.Name("org.orientd.Motion1.Error.NotClaimed")
   /// `org.orientd.Motion1.Error.TooManyStreams`: a fifth stream of one client.

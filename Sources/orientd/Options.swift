@@ -179,8 +179,8 @@ struct Options: Equatable {
     exit status: 0 success; 64 usage error (unknown option, bad --set); 65 malformed trace or
     config file (the message names FILE:LINE); 66 a file cannot be opened or read; 69 no bus,
     bus name taken or refused, no orientation service (--watch/--get), no net.hadess.SensorProxy
-    (--watch --light/--proximity/--compass), no accelerometer (--get), no sensor of any kind
-    (--list-sensors); 70 internal error (the event loop failed); 71 the system refused a
+    (--watch --light/--proximity/--compass), no accelerometer (--get), no gyroscope or
+    rotation sensor (--watch --motion), no sensor of any kind (--list-sensors); 70 internal error (the event loop failed); 71 the system refused a
     resource orientd needs (signalfd, timerfd, epoll: see the message); 77 a light, proximity
     or compass claim refused (--watch).
     """

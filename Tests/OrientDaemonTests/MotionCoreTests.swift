@@ -49,6 +49,15 @@ import Testing
     #expect(rig.sensors.wanted.isEmpty)
   }
 
+  @Test func withoutAGyroscopeOrRotationSensorAClaimIsNoSensor() {
+    let rig = CoreRig()
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    let call = FakeCall(":1.7", "Claim")
+    rig.core.claim(call, .motion)
+    #expect(call.error == Wire.noMotionSensorError)
+    #expect(rig.authority.pending.isEmpty && rig.sensors.wanted.isEmpty)
+  }
+
   @Test func aRefusedClaimReadsNothing() {
     let rig = CoreRig()
     rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))

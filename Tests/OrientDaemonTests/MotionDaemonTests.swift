@@ -219,3 +219,17 @@ struct MotionHIDTests {
       }, "\(watch.standardOutput.suffix(600))\n\(fixture.log)")
   }
 }
+
+/// Without a gyroscope or rotation sensor, `--watch --motion` says so and exits 69.
+@Suite(.serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+struct MotionNoSensorTests {
+  @Test func watchMotionWithoutAGyroscopeExits69() throws {
+    let fixture = try DaemonFixture()
+    #expect(waitFor(timeout: 15) { (try? fixture.property("HasAccelerometer")) == "b true" })
+    let watch = try fixture.client([
+      try Built.executable("orientd"), "--watch", "--motion", "--json",
+    ])
+    #expect(watch.status == 69, "\(watch)")
+    #expect(watch.stderr.contains("no gyroscope or rotation sensor"), "\(watch.stderr)")
+  }
+}
