@@ -107,9 +107,9 @@ struct Options: Equatable {
     ANGLE", and the hinge angle's reliability, "t,hinge,reliable,ANGLE" or
     "t,hinge,unreliable,REASON" (JSON: {"time":..,"posture":..,"hinge_angle":..},
     {"time":..,"hinge_reliable":..,"reason":..}); --set takes the [posture] hinge keys too.
-    With --motion it also reads the gyroscope and rotation sensor and writes a motion trace
-    ("# orientd motion trace", then "t,sensor,values": accel x,y,z m/s^2, gyro x,y,z rad/s,
-    rotation w,x,y,z; docs/motion.md).
+    With --motion it also reads the gyroscope, rotation sensor and magnetometer and writes a
+    motion trace ("# orientd motion trace", then "t,sensor,values": accel x,y,z m/s^2, gyro
+    x,y,z rad/s, magn x,y,z gauss, rotation w,x,y,z; docs/motion.md), which replay reads.
 
     orientd replay runs the orientation detector over a recorded accelerometer trace and prints
     one line per committed change, "t,orientation" (t is the time of the sample at which the
