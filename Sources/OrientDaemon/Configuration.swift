@@ -5,7 +5,7 @@ import TextFormats
 
 /// Everything `/etc/orientd.conf` configures: the detector (`[detector]`), how sensors are
 /// sampled (`[sampling]`), per-device overrides (`[device "NAME"]`), convertibles
-/// (`[posture]`) and face-aware rotation (`[face]`, off by default).
+/// (`[posture]`), motion (`[motion]`) and face-aware rotation (`[face]`, off by default).
 ///
 /// Unknown sections, unknown keys and bad values are errors naming the file and line; a
 /// daemon keeps its previous configuration when a reload finds one.
@@ -13,7 +13,9 @@ public struct DaemonConfiguration: Equatable, Sendable {
   /// `/etc/orientd.conf`, read when it exists and no `--config` is given.
   public static let defaultPath = "/etc/orientd.conf"
   /// The sections orientd knows.
-  public static let sectionNames = ["detector", "sampling", "device", "posture", "face"]
+  public static let sectionNames = [
+    "detector", "sampling", "device", "posture", "motion", "face",
+  ]
 
   /// `[detector]`.
   public var detector = DetectorParameters()
@@ -23,6 +25,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var ambient = AmbientConfiguration()
   /// `[posture]`: convertibles (hinge, tablet-mode switch).
   public var posture = PostureSettings()
+  /// `[motion]`: org.orientd.Motion1's property rate and the fusion.
+  public var motion = MotionSettings()
   /// `[face]`: face-aware rotation with the front camera (docs/face.md).
   public var face = FaceSettings()
   /// The file it was read from (`nil`: built-in defaults).
@@ -49,12 +53,12 @@ public struct DaemonConfiguration: Equatable, Sendable {
         throw ConfigError(
           source: file.source, line: section.entries.first?.line ?? 0,
           reason: "'\(section.entries.first?.key ?? "")' is outside any section; put it under "
-            + "[detector], [sampling], [posture], [face] or [device \"NAME\"]")
+            + "[detector], [sampling], [posture], [motion], [face] or [device \"NAME\"]")
       }
       throw ConfigError(
         source: file.source, line: section.line,
         reason: "unknown section [\(section.name)] (known: [detector], [sampling], "
-          + "[posture], [face], [device \"NAME\"])")
+          + "[posture], [motion], [face], [device \"NAME\"])")
     }
     detector = try DetectorParameters(config: file)
     accelerometer = try AccelerometerConfiguration(file)
@@ -72,6 +76,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
       }
     }
     posture = try PostureSettings(file)
+    motion = try MotionSettings(file)
     face = try FaceSettings(config: file)
     source = file.source
   }
