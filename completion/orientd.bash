@@ -82,10 +82,10 @@ _orientd() {
         opts+=" record replay rotate calibrate"
       fi
       ;;
-    watch) opts="--json --session --verbose --light --proximity --compass" ;;
+    watch) opts="--json --session --verbose --light --proximity --compass --motion" ;;
     get) opts="--json --session --verbose" ;;
     list-sensors) opts="--json --config --verbose" ;;
-    record) opts="--duration --raw --base --config --verbose --help" ;;
+    record) opts="--duration --raw --base --motion --config --verbose --help" ;;
     rotate)
       opts="--output --backend --touch --touch-only --when --exec --exec-before --natural --settle
         --once --force --json --session --suggest --suggest-timeout --verbose --lock --unlock
@@ -95,7 +95,7 @@ _orientd() {
       opts="--json --exact --write --revert --sensor --config --hold --timeout --hwdb-file --verbose --help"
       ;;
     replay)
-      opts="--json --tilt --config --set --face-camera --face-timeout --face-program --help"
+      opts="--json --tilt --motion --config --set --face-camera --face-timeout --face-program --help"
       if [[ $cur != -* ]]; then
         _filedir '@(csv|txt)'
         COMPREPLY+=($(compgen -W "-" -- "$cur"))

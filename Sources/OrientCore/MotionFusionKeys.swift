@@ -31,7 +31,7 @@ public struct MotionFusionKeyError: Error, CustomStringConvertible, Sendable, Eq
 extension MotionFusion.Parameters {
   private static let degree = Double.pi / 180
 
-  /// The settings, one row each (the future `[motion]` section of orientd.conf, `--set`).
+  /// The settings, one row each (`[motion]` of orientd.conf, through `configTable`).
   public static let table: [MotionFusionKey] = [
     MotionFusionKey(
       name: "inclination-time-constant", unit: "s", minimum: 0.05, maximum: 60,

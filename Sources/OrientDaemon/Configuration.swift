@@ -5,7 +5,7 @@ import TextFormats
 
 /// Everything `/etc/orientd.conf` configures: the detector (`[detector]`), how sensors are
 /// sampled (`[sampling]`), per-device overrides (`[device "NAME"]`), convertibles
-/// (`[posture]`) and face-aware rotation (`[face]`, off by default).
+/// (`[posture]`), motion (`[motion]`) and face-aware rotation (`[face]`, off by default).
 ///
 /// Unknown sections, unknown keys and bad values are errors naming the file and line; a
 /// daemon keeps its previous configuration when a reload finds one.
@@ -18,6 +18,7 @@ public struct DaemonConfiguration: Equatable, Sendable {
     SensorsConfiguration.samplingSection.lifted(\.sensors),
     SensorsConfiguration.deviceSection.lifted(\.sensors),
     .single(PostureSettings.table, at: \.posture, defaults: PostureSettings()),
+    .single(MotionSettings.table, at: \.motion, defaults: MotionSettings()),
     .single(FaceSettings.table, at: \.face, defaults: FaceSettings()),
   ])
   /// The sections orientd knows.
@@ -31,6 +32,8 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var ambient = AmbientConfiguration()
   /// `[posture]`: convertibles (hinge, tablet-mode switch).
   public var posture = PostureSettings()
+  /// `[motion]`: org.orientd.Motion1's property rate and the fusion.
+  public var motion = MotionSettings()
   /// `[face]`: face-aware rotation with the front camera (docs/face.md).
   public var face = FaceSettings()
   /// The file it was read from (`nil`: built-in defaults).

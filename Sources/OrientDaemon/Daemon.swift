@@ -138,6 +138,14 @@ public final class OrientDaemon {
       reading: { [weak self] () throws(DBusError) -> [DBusValue] in
         guard let self else { throw DBusError(.failed, "shutting down") }
         return try self.core.reading()
+      },
+      motionValue: { [weak self] name, sender in
+        self?.core.motionValue(name, for: sender) ?? name.value(in: PublishedState())
+      },
+      openStream: { [weak self] invocation in
+        guard let self else { return invocation.fail(.failed, "shutting down") }
+        let options = invocation.arguments.first?.stringKeyedDictionary ?? [:]
+        self.core.openStream(invocation, options: options) { invocation.reply($0) }
       })
     let state = core.published
     do {
@@ -145,6 +153,8 @@ public final class OrientDaemon {
       try publisher.record(OrientdProperty.self, state, at: Wire.orientationPath)
       try connection.export([BusInterfaces.posture(handlers)], at: Wire.posturePath)
       try publisher.record(PostureProperty.self, state, at: Wire.posturePath)
+      try connection.export([BusInterfaces.motion(handlers)], at: Wire.motionPath)
+      try publisher.record(MotionProperty.self, state, at: Wire.motionPath)
     } catch {
       throw StatusError(.unavailable, "cannot export \(Wire.orientationPath): \(error)")
     }

@@ -34,6 +34,9 @@ public final class DaemonCore {
   let posture: PostureController
   let sleep: SleepGuard
   let face: FaceService
+  let motion: MotionService
+  /// `OpenStream`'s streams (only with a loop: they are sockets on it).
+  let streams: MotionStreams?
   private var bus: (any BusPublisher)?
   private var logger: Logger
   private var wanted: Set<SensorKind> = []
@@ -54,6 +57,10 @@ public final class DaemonCore {
     desk = ClaimDesk(scheduler: scheduler, bound: claimReplyBound, logger: logger)
     orientation = OrientationService(parameters: configuration.detector, logger: logger)
     sleep = SleepGuard(sensors: sensors, scheduler: scheduler, logger: logger.child("sleep"))
+    motion = MotionService(settings: configuration.motion, logger: logger.child("motion"))
+    streams = loop.map {
+      MotionStreams(loop: $0, scheduler: scheduler, logger: logger.child("motion"))
+    }
     posture = PostureController(
       sensors: sensors, loop: loop, watcher: watcher, settings: configuration.posture,
       logger: logger.child("posture"))
@@ -77,6 +84,7 @@ public final class DaemonCore {
   public func begin() {
     posture.begin(hasDisplay: sensors.status(of: .accelerometer) != nil)
     published.posture = posture.state
+    published.motion = motion.state
     applyWanted()
   }
 
@@ -121,8 +129,18 @@ public final class DaemonCore {
 
   // MARK: Calls
 
-  /// A `Claim*` call of `target`.
-  public func claim(_ call: any ClaimCall, _ target: ClaimTarget) { desk.claim(call, target) }
+  /// A `Claim*` call of `target`. Motion with neither a gyroscope nor a rotation sensor is
+  /// refused (`NoSensor`, as dbus/org.orientd.Motion1.xml says); `HasGyroscope` and
+  /// `HasRotation` tell a client when to try again.
+  public func claim(_ call: any ClaimCall, _ target: ClaimTarget) {
+    if target == .motion, sensors.status(of: .gyroscope) == nil,
+      sensors.status(of: .rotation) == nil
+    {
+      return call.fail(
+        Wire.noMotionSensorError, "no gyroscope or rotation sensor (HasRotation is false)")
+    }
+    desk.claim(call, target)
+  }
 
   /// A `Release*` call of `target`.
   public func release(_ call: any ClaimCall, _ target: ClaimTarget) {
@@ -139,12 +157,17 @@ public final class DaemonCore {
 
   /// Applies a new configuration: new detector parameters start a fresh detector, a changed
   /// accelerometer part re-describes the sensors and reads them afresh, new ambient intervals
-  /// apply from the next claim.
+  /// apply from the next claim, new `[motion]` settings start a fresh fusion.
   public func reload(_ new: DaemonConfiguration) {
     orientation.reload(new.detector)
+    let motionChanged = new.motion != configuration.motion
     configuration = new
     sensors.update(configuration: new.sensors)
     posture.reload(new.posture)
+    if motionChanged {
+      motion.reload(new.motion)
+      publishMotion(motion.state.keepingValues(of: published.motion))
+    }
     let wasResolving = face.resolution
     face.configure(new.face, published: published.orientation)
     if face.resolution !== wasResolving {
@@ -159,6 +182,7 @@ public final class DaemonCore {
     guard !isShutDown else { return }
     isShutDown = true
     sensors.stopAll()
+    streams?.removeAll()
     wanted = []
     sleep.close()
     posture.shutdown()
@@ -170,6 +194,12 @@ public final class DaemonCore {
 
   private func claimsChanged() {
     posture.setClaimed(!desk.claims.claimers(.posture).isEmpty)
+    // A client that released motion or left the bus loses its streams.
+    let motionClaimers = Set(desk.claims.claimers(.motion))
+    for client in streamOwners where !motionClaimers.contains(client) {
+      streams?.remove(client: client)
+    }
+    streamOwners = streamOwners.intersection(motionClaimers)
     applyWanted()
   }
 
@@ -182,6 +212,7 @@ public final class DaemonCore {
     for kind in SensorKind.allCases where now.contains(kind) != before.contains(kind) {
       if now.contains(kind) {
         if kind == .accelerometer { orientation.restart() }
+        if kind == .gyroscope || kind == .rotation || kind == .magnetometer { motion.restart() }
         sensors.setWanted(kind, true)
       } else {
         sensors.setWanted(kind, false)
@@ -210,7 +241,12 @@ public final class DaemonCore {
     case .reading(let kind, let reading):
       sleep.reading(kind)
       switch kind {
-      case .accelerometer: process(reading)
+      case .accelerometer:
+        if wanted.contains(.gyroscope) { motionReading(reading) }
+        process(reading)
+      case .gyroscope, .rotation, .magnetometer:
+        motionReading(reading)
+        desk.firstReading(kind)
       case .baseAccelerometer: posture.base(reading)
       case .hinge: posture.measured(reading)
       case .light, .proximity, .compass:
@@ -232,6 +268,11 @@ public final class DaemonCore {
       posture.baseChanged(status?.accelerometer)
     case .hinge:
       posture.hingeSensorChanged(status?.sensor.hingeAngle)
+    case .gyroscope, .rotation, .magnetometer:
+      motion.sensorChanged(kind, status)
+      // Presence and the sensors' descriptions (broadcast); the values stay as published
+      // until the next reading, so that a broadcast never carries them.
+      publishMotion(motion.state.keepingValues(of: published.motion))
     case .light, .proximity, .compass:
       publishAmbient(
         kind, AmbientService.sensorChanged(kind, status?.sensor.ambient, in: published.ambient))
@@ -350,8 +391,69 @@ public final class DaemonCore {
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.light))
     case .proximity:
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.proximity))
-    case .accelerometer, .baseAccelerometer, .hinge:
+    case .accelerometer, .baseAccelerometer, .hinge, .gyroscope, .rotation, .magnetometer:
       break
     }
+  }
+
+  // MARK: Motion
+
+  /// Clients holding streams (to close them when their motion claim goes).
+  private var streamOwners: Set<String> = []
+
+  /// A motion-related reading: the state updated, the sample streamed, the properties
+  /// published at most `PropertyRate` times a second.
+  private func motionReading(_ reading: Reading) {
+    guard let record = motion.received(reading) else { return }
+    streams?.send(record)
+    if motion.isDue(now: reading.time.nanoseconds) { publishMotion(motion.state) }
+  }
+
+  private func publishMotion(_ state: MotionState) {
+    published.motion = state
+    bus?.publish(published, on: .motion, to: desk.claims.claimers(.motion))
+  }
+
+  /// A `Motion1` property for `sender`: the values for claimers, zero and identity otherwise.
+  public func motionValue(_ name: MotionProperty, for sender: String) -> DBusValue {
+    var state = published
+    if !desk.claims.claimers(.motion).contains(sender) { state.motion = state.motion.withheld }
+    return name.value(in: state)
+  }
+
+  /// `OpenStream(options)` of `call`'s sender: checked with polkit
+  /// (`org.orientd.motion.read`, in order with the sender's other calls) as `Claim` is, then
+  /// opened; `reply` gets the socket and what was granted, or `call` fails.
+  public func openStream(
+    _ call: any ClaimCall, options: [String: DBusValue],
+    reply: @escaping ([DBusValue]) -> Void
+  ) {
+    let proceed = { [weak self] in
+      guard let self else { return call.fail(.failed, "orientd is shutting down") }
+      do throws(DBusError) {
+        reply(try self.openStream(options, for: call.sender))
+      } catch {
+        call.fail(error.name, error.message)
+      }
+    }
+    guard let gate = desk.gate else { return proceed() }
+    gate.authorize(call, action: Wire.motionReadAction, then: proceed)
+  }
+
+  /// `OpenStream(options)` of `sender`, who must hold a motion claim (polkit already asked).
+  ///
+  /// - Returns: the stream's socket and what was granted.
+  public func openStream(_ options: [String: DBusValue], for sender: String) throws(DBusError)
+    -> [DBusValue]
+  {
+    guard desk.claims.claimers(.motion).contains(sender) else {
+      throw DBusError(Wire.notClaimedError, "call Claim on \(Wire.motionInterface) first")
+    }
+    guard let streams else { throw DBusError(.notSupported, "no event loop for streams") }
+    let status = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
+    let (granted, reply) = try MotionStreamOptions.parse(options, sensorRate: status?.rate ?? 0)
+    let fd = try streams.open(client: sender, options: granted)
+    streamOwners.insert(sender)
+    return [.unixFD(fd), .stringVariantDictionary(reply)]
   }
 }

@@ -24,6 +24,8 @@ public struct PublishedState: Equatable, Sendable {
   /// `SuggestedOrientation`: the accelerometer's orientation while a face veto keeps
   /// `orientation` (`nil`: none).
   public var suggestedOrientation: Orientation?
+  /// `org.orientd.Motion1`'s properties (Services/MotionService.swift).
+  public var motion = MotionState()
 
   /// No sensor, nothing known.
   public init() {}

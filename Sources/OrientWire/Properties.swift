@@ -141,6 +141,58 @@ public enum PostureProperty: String, DBusPropertyName {
   public var isBroadcastOnChange: Bool { self == .hasHinge }
 }
 
+/// The properties of `org.orientd.Motion1` (at `/org/orientd/Motion1`), in introspection
+/// order.
+public enum MotionProperty: String, DBusPropertyName {
+  /// `b`: a gyroscope is present. Broadcast.
+  case hasGyroscope = "HasGyroscope"
+  /// `b`: a rotation is available (a rotation sensor, or a gyroscope to fuse). Broadcast.
+  case hasRotation = "HasRotation"
+  /// `s`: `sensor`, `fusion-9`, `fusion-6` or `none`. Broadcast.
+  case rotationSource = "RotationSource"
+  /// `(ddd)`: rad/s, display frame; (0, 0, 0) for a client that holds no claim.
+  case angularVelocity = "AngularVelocity"
+  /// `(dddd)`: w, x, y, z; (1, 0, 0, 0) for a client that holds no claim.
+  case rotation = "Rotation"
+  /// `t`: CLOCK_MONOTONIC microseconds of the sample; sent with the two above.
+  case motionTimestamp = "MotionTimestamp"
+  /// `d`: at most this many PropertiesChanged a second.
+  case propertyRate = "PropertyRate"
+  /// `a{sa{sv}}`: `gyroscope` and `rotation`, each described. Broadcast.
+  case sensors = "Sensors"
+
+  /// `org.orientd.Motion1`.
+  public static let interface = Wire.motionInterface
+
+  /// The D-Bus type.
+  public var type: DBusType {
+    switch self {
+    case .hasGyroscope, .hasRotation: .boolean
+    case .rotationSource: .string
+    case .angularVelocity: .structure([.double, .double, .double])
+    case .rotation: .structure([.double, .double, .double, .double])
+    case .motionTimestamp: .uint64
+    case .propertyRate: .double
+    case .sensors: .dictionary(key: .string, value: .stringVariantDictionary)
+    }
+  }
+
+  /// The timestamp travels with the values it stamps.
+  public var sentWith: [MotionProperty] {
+    self == .motionTimestamp ? [.angularVelocity, .rotation] : []
+  }
+
+  /// Whether only claimers see its value (the others read zero and identity).
+  public var isPrivate: Bool {
+    self == .angularVelocity || self == .rotation || self == .motionTimestamp
+  }
+
+  /// A sensor appearing or going away is broadcast.
+  public var isBroadcastOnChange: Bool {
+    self == .hasGyroscope || self == .hasRotation || self == .rotationSource || self == .sensors
+  }
+}
+
 extension DBusPropertyName {
   /// The property's value in a `GetAll` answer or a `PropertiesChanged`, if present.
   public func value(in properties: [String: DBusValue]) -> DBusValue? { properties[rawValue] }

@@ -57,6 +57,7 @@ import TextFormats
       },
       "posture": PostureSettings.table.keys.map { ($0.name, $0.value(in: defaults.posture)) },
       "face": FaceSettings.table.keys.map { ($0.name, $0.value(in: defaults.face)) },
+      "motion": MotionSettings.table.keys.map { ($0.name, $0.value(in: defaults.motion)) },
     ]
     for (name, rows) in tables {
       let body = sections[name] ?? ""
