@@ -142,17 +142,18 @@ extension ConfigKey {
       })
   }
 
-  /// A decimal number within `range`, stored at `path`.
+  /// A decimal number within `range`, stored at `path` multiplied by `scale` (a key in
+  /// degrees stored in radians: `scale` pi/180).
   public static func number(
     _ name: String, _ unit: String, _ range: ClosedRange<Double>, _ summary: String,
-    _ path: WritableKeyPath<Settings, Double> & Sendable
+    _ path: WritableKeyPath<Settings, Double> & Sendable, scale: Double = 1
   ) -> ConfigKey {
     ConfigKey(
       name, unit: unit, range: range,
       accepts: "\(shortDecimal(range.lowerBound)) ... \(shortDecimal(range.upperBound)) \(unit)",
-      summary: summary, show: { shortDecimal($0[keyPath: path]) },
+      summary: summary, show: { shortDecimal($0[keyPath: path] / scale) },
       store: { (settings: inout Settings, text: String, _: String) throws(ConfigValueError) in
-        settings[keyPath: path] = try ConfigValue.number(name, text, range, unit)
+        settings[keyPath: path] = try ConfigValue.number(name, text, range, unit) * scale
       })
   }
 

@@ -86,7 +86,7 @@ import TextFormats
   /// The fusion's rows read through the same table: its messages and defaults.
   @Test func theMotionFusionRowsAreAConfigTable() throws {
     var parameters = MotionFusion.Parameters()
-    let table = MotionFusion.Parameters.configTable
+    let table = MotionFusion.Parameters.table
     #expect(table.names == MotionFusion.Parameters.keys)
     try table.set("maximum-bias", "10", in: &parameters, source: "m.conf", line: 4)
     #expect(abs((parameters.value(of: "maximum-bias") ?? 0) - 10) < 1e-9)

@@ -14,7 +14,7 @@ public struct MotionSettings: Equatable, Sendable {
   public init() {}
 
   /// The `[motion]` section: `property-rate`, then the fusion's rows
-  /// (`MotionFusion.Parameters.configTable`).
+  /// (`MotionFusion.Parameters.table`).
   public static let table = ConfigTable<MotionSettings>(
     section: "motion",
     keys: [
@@ -22,7 +22,7 @@ public struct MotionSettings: Equatable, Sendable {
         "property-rate", "per second", 0.1...100,
         "at most this many PropertiesChanged a second (streams are not affected)",
         \.propertyRate)
-    ] + MotionFusion.Parameters.configTable.keys.map { $0.lifted(\MotionSettings.fusion) })
+    ] + MotionFusion.Parameters.table.keys.map { $0.lifted(\MotionSettings.fusion) })
 
   /// The keys of the section.
   public static var keys: [String] { table.names }
