@@ -42,7 +42,7 @@ bench() {
   before=$(ctxt "$PID")
   start=$(uptime_s)
   /usr/bin/python3 "$GUEST/tools/motion_stream.py" --clients "$clients" --batch "$batch" \
-    --rate 100 --seconds "${VM_BENCH_SECONDS:-10}" >"$TOUT/bench-$clients-$batch.jsonl" \
+    --rate 100 --seconds "${VM_BENCH_SECONDS:-4}" >"$TOUT/bench-$clients-$batch.jsonl" \
     2>"$TOUT/bench-$clients-$batch.err"
   rc=$?
   end=$(uptime_s)
