@@ -117,7 +117,7 @@ import TextFormats
     ),
     (
       "[device \"a\"]\ncolour = red\n",
-      "x.conf:2: unknown key 'colour' in [device] (known: match-name"
+      "x.conf:2: unknown key 'colour' in [device \"a\"] (known: match-name"
     ),
     ("[detector \"a\"]\n", "x.conf:1: [detector] takes no argument"),
     ("[device]\nmatch-name = x\n", "x.conf:1: a device section needs a name"),
