@@ -5,7 +5,8 @@
 #
 # usage: vm/run.sh [--systemd] [--keep] [--shell] [--list] [--help] [TEST...]
 #   TEST      guest tests to run (see --list; a test that shares its script with others runs them
-#             all); default: all of them, in order.
+#             all); default: all of them, in order, except those whose script says
+#             "# on-request" in its header (studies of the harness, run only when named).
 #   --systemd the guest boots systemd as PID 1 on a writable overlay of the host's root and runs
 #             the tests in guest/systemd-tests/ (the Debian packages as users get them: the .debs
 #             in .build/deb from scripts/build-deb.sh, ORIENTD_VM_DEBS, are installed in it).
@@ -67,6 +68,13 @@ all_tests() {
     echo "${f%.sh}"
   done
 }
+# Whether a script runs only when named ("# on-request" in its header).
+on_request() { grep -q '^# on-request' "$tests_dir"/[0-9][0-9]-"$1".sh; }
+# The scripts of the default run, in order.
+default_tests() {
+  local t
+  for t in $(all_tests); do on_request "$t" || echo "$t"; done
+}
 # The tests a script reports: its "# parts:" (one script sharing a set-up between several
 # tests), or just its name.
 reported() {
@@ -105,7 +113,9 @@ while [ $# -gt 0 ]; do
     --shell) mode=shell ;;
     --list)
       for t in $(all_tests); do
-        if [ "$(reported "$t")" = "$t" ]; then echo "$t"; else echo "$t: $(reported "$t")"; fi
+        note=""
+        on_request "$t" && note=" (on request: not in the default run)"
+        if [ "$(reported "$t")" = "$t" ]; then echo "$t$note"; else echo "$t: $(reported "$t")$note"; fi
       done
       exit 0
       ;;
@@ -127,7 +137,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#selected[@]} -gt 0 ] || mapfile -t selected < <(all_tests)
+[ ${#selected[@]} -gt 0 ] || mapfile -t selected < <(default_tests)
 
 if [ "$(id -u)" -eq 0 ]; then
   cache=${ORIENTD_VM_CACHE:-/var/cache/orientd-vm}
@@ -319,8 +329,10 @@ if [ ! -f "$initrd" ]; then
   cp "$vmdir/initramfs/init" "$src/init"
   chmod 755 "$src/init"
   rm -f "$cache"/initramfs-*.cpio.gz
-  (cd "$src" && find . | cpio -o -H newc --quiet | gzip -1 >"$initrd.partial")
-  mv "$initrd.partial" "$initrd"
+  # A partial file of this run's own: two runs building at once (helpers sharing the cache)
+  # wrote into one "$initrd.partial" and left a broken archive ("Initramfs unpacking failed").
+  (cd "$src" && find . | cpio -o -H newc --quiet | gzip -1 >"$initrd.partial.$$")
+  mv "$initrd.partial.$$" "$initrd"
   rm -rf "$src"
   trap - EXIT
   say "initramfs: built $initrd ($(du -k "$initrd" | cut -f1) KiB)"
@@ -374,10 +386,10 @@ out=$(cd "$out" && pwd -P)
   echo "VM_HAVE_BIN=$([ -d "$bin" ] && echo 1 || echo 0)"
   echo "VM_INIT=$init"
   echo "VM_TESTS_DIR=${tests_dir#"$vmdir"/guest/}"
-  # The benchmarks' knobs (vm/guest/tests/90-latency-bench.sh, 64-orientcam-libcamera.sh), when
-  # given.
+  # The benchmarks' knobs (vm/guest/tests/90-latency-bench.sh, 64-orientcam-libcamera.sh,
+  # 59-orientd-motion.sh), when given.
   for knob in VM_BENCH_ROUNDS VM_BENCH_IDLE VM_BENCH_STILL VM_BENCH_PHOTOS VM_BENCH_ONESHOTS \
-    VM_BENCH_SIZE; do
+    VM_BENCH_SIZE VM_BENCH_SECONDS; do
     if [ -n "${!knob:-}" ]; then echo "$knob=${!knob}"; fi
   done
   if [ $init = systemd ]; then echo "VM_DEBS='/run/vm/project/${debs#"$(cd "$root" && pwd -P)"/}'"; fi

@@ -1,4 +1,5 @@
 import DBusKit
+import FaceClient
 import Glibc
 import OrientCore
 import OrientDaemon
@@ -44,6 +45,40 @@ final class FakeSensors: SensorSource {
     for kind in wanted { setWanted(kind, false) }
   }
 
+  /// What happened to the readers, in order: "suspend", "resume", "open KIND", "stop KIND",
+  /// "restart KIND", "fall back KIND".
+  private(set) var readerLog: [String] = []
+  private(set) var isSuspended = false
+
+  func suspend() {
+    isSuspended = true
+    readerLog.append("suspend")
+    for kind in wanted.sorted() where statuses[kind]?.isSampling == true {
+      statuses[kind]?.isSampling = false
+      readerLog.append("stop \(kind)")
+    }
+  }
+
+  func resume() {
+    let wasSuspended = isSuspended
+    isSuspended = false
+    readerLog.append("resume")
+    for kind in wanted.sorted() where statuses[kind] != nil {
+      if !wasSuspended { readerLog.append("stop \(kind)") }
+      start(kind)
+    }
+  }
+
+  func restart(_ kind: SensorKind, fallBack: Bool) {
+    readerLog.append(fallBack ? "fall back \(kind)" : "restart \(kind)")
+    guard wanted.contains(kind), statuses[kind] != nil else { return }
+    if fallBack { statuses[kind]?.mode = .polled }
+    start(kind)
+  }
+
+  /// The sensor of `kind` is read through a buffer (or `mode`).
+  func setMode(_ kind: SensorKind, _ mode: SamplingMode) { statuses[kind]?.mode = mode }
+
   /// A sensor of `kind` appears (read at once if wanted).
   func appear(_ kind: SensorKind, _ sensor: Sensor) {
     statuses[kind] = SensorStatus(sensor: sensor, mode: .polled, rate: 30, isSampling: false)
@@ -66,6 +101,8 @@ final class FakeSensors: SensorSource {
   }
 
   private func start(_ kind: SensorKind) {
+    guard !isSuspended else { return }
+    readerLog.append("open \(kind)")
     statuses[kind]?.isSampling = true
     onEvent?(.changed(kind, statuses[kind]))
   }
@@ -178,6 +215,34 @@ final class LogRecorder: LogSink, @unchecked Sendable {
   var text: String { lines.joined(separator: "\n") }
 }
 
+/// logind as the core sees it: the test sends `PrepareForSleep`; the lock is a flag.
+final class FakeSleep: SleepSignals {
+  var onPrepareForSleep: ((_ sleeping: Bool) -> Void)?
+  /// Whether a delay inhibitor is held.
+  private(set) var holdsLock = false
+  /// Every lock taken or let go, in order ("take", "release").
+  private(set) var lockLog: [String] = []
+  private(set) var closed = false
+  /// Asked at each change of the lock; its answers are kept in `witnessed`.
+  var witness: (() -> String)?
+  private(set) var witnessed: [String] = []
+
+  func holdDelayLock(_ hold: Bool) {
+    guard hold != holdsLock else { return }
+    holdsLock = hold
+    lockLog.append(hold ? "take" : "release")
+    witnessed.append(witness?() ?? "")
+  }
+
+  func close() {
+    holdDelayLock(false)
+    closed = true
+  }
+
+  /// logind's `PrepareForSleep(sleeping)`.
+  func prepareForSleep(_ sleeping: Bool) { onPrepareForSleep?(sleeping) }
+}
+
 /// A core on fakes, attached to its fake bus.
 struct CoreRig {
   let scheduler = ManualScheduler()
@@ -186,15 +251,21 @@ struct CoreRig {
   let tracker = FakeTracker()
   let authority = FakeAuthority()
   let log = LogRecorder()
+  let sleep = FakeSleep()
   let core: DaemonCore
 
-  init(configuration: DaemonConfiguration = DaemonConfiguration()) {
+  init(
+    configuration: DaemonConfiguration = DaemonConfiguration(),
+    faceAsker: (any FaceAsking)? = nil, faceProgram: String? = nil
+  ) {
     core = DaemonCore(
       configuration: configuration, sensors: sensors, scheduler: scheduler,
       claimReplyBound: .milliseconds(1500),
-      logger: Logger(label: "test", level: .debug, sink: log))
+      logger: Logger(label: "test", level: .debug, sink: log), faceAsker: faceAsker,
+      locateFaceProgram: { _ in faceProgram })
     core.begin()
     core.attach(bus: bus, tracker: tracker, authority: authority)
+    core.attach(sleep: sleep)
   }
 
   /// Claims `target` as `sender`, polkit allowing it when asked.

@@ -111,11 +111,16 @@ struct SensorFaultTests {
   }
 
   /// A buffer that delivers nothing for two seconds, then resumes: logged once, re-armed, no
-  /// fallback, and the scans after the stall are read.
+  /// fallback, and the scans after the stall are read. The device also lost its sampling
+  /// frequency meanwhile (as a sensor hub powered up after a system resume): the re-arm writes
+  /// it again.
   @Test func stalledBufferIsReArmedAndResumes() throws {
     var (scenario, devices) = try bufferedScenario(scans: 10, pauses: [5: 2200])
-    scenario.expect("^sample ", count: 10, timeout: 20)
-    scenario.dump(devices[0], ["buffer/enable"], tag: "resumed")
+    scenario.expect("^sample ", count: 5, timeout: 20)
+    scenario.dump(devices[0], ["sampling_frequency"], tag: "set")
+    scenario.set(devices[0], "sampling_frequency", "15.620000\n")
+    scenario.expect("^sample ", count: 5, timeout: 20)
+    scenario.dump(devices[0], ["buffer/enable", "sampling_frequency"], tag: "resumed")
     scenario.send("quit")
     scenario.wait()
     scenario.dump(devices[0], ["buffer/enable"], tag: "after")
@@ -130,6 +135,9 @@ struct SensorFaultTests {
     #expect(!transcript.stderr.contains("polling it instead"))
     #expect(!transcript.lines.contains { IIOFixture.sensor($0)?["mode"]?.stringValue == "polled" })
     #expect(transcript.dump("resumed")["buffer/enable"] == "1")
+    let set = transcript.dump("set")["sampling_frequency"]
+    #expect(set != nil && set != "15.620000", "the sampler set its own rate")
+    #expect(transcript.dump("resumed")["sampling_frequency"] == set, "written again by the re-arm")
     #expect(transcript.dump("after")["buffer/enable"] == "0")
     // The gap between the 5th and the 6th sample as read: the stall.
     let sampleTimes = transcript.lines.indices.filter { transcript.lines[$0].hasPrefix("sample ") }

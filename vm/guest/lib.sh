@@ -643,6 +643,7 @@ ORIENTD_PATH=/org/orientd/Orientation1
 # orientd_stack [emulator options]: what the orientd checks share: udevd with the test hwdb, a
 # system bus with the project's dbus/ policies, the emulated accelerometer held upright (normal)
 # and mounted with the hwdb matrix, and the daemon itself, which owns its name at the end.
+# ORIENTD_BUS_POLICIES: more policy folders for the bus (a stand-in service's).
 orientd_stack() {
   need_product orientd -- --watch --json
   shopt -s nullglob
@@ -650,7 +651,8 @@ orientd_stack() {
   shopt -u nullglob
   [ ${#policies[@]} -gt 0 ] || skip "product not built yet: no dbus/*.conf policy in the project"
   require "systemd-udevd runs with the test hwdb" udev_start
-  require "a system bus with the project's policies" bus_start "$PROJECT/dbus"
+  # shellcheck disable=SC2086 # folders without spaces, none when unset
+  require "a system bus with the project's policies" bus_start "$PROJECT/dbus" ${ORIENTD_BUS_POLICIES:-}
   require "the emulated accelerometer appears" accel_start --mount-matrix "$HWDB_MATRIX"
   accel orient normal
   require "udev has processed it" udevadm settle --timeout=20

@@ -438,11 +438,16 @@ final class BufferSampler: SensorReader, StillHost {
     strategy.missedMovement(AvailableValues.format((now - before).magnitude), self)
   }
 
-  /// `buffer/enable` 0 then 1: restarts the trigger and the buffer on real drivers. The
-  /// journal still holds the value from before sampling, so `stop()` restores it as usual.
-  private func rearm() {
+  /// `buffer/enable` 0, every setting written again, then 1: restarts the trigger and the
+  /// buffer on real drivers, and gives a device that lost its configuration (or waits for it
+  /// to be written: a sensor hub after a resume) its settings back. The journal still holds
+  /// the values from before sampling, so `stop()` restores them as usual.
+  func rearm() {
+    guard !stopped else { return }
     do {
-      try buffer.cycle {}
+      try buffer.cycle { () throws(SystemError) in
+        try journal.rewrite(skipping: [buffer.enablePath])
+      }
     } catch {
       if error.isDeviceGone {
         gone("\(buffer.enablePath): \(error.reason)")

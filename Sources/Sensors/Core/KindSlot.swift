@@ -65,6 +65,43 @@ final class KindSlot {
     }
   }
 
+  // MARK: System sleep
+
+  /// Before a suspend: the reader stops (its journal puts the device's settings back, the
+  /// buffer off); the kind stays wanted.
+  func suspend() {
+    retry.cancel()
+    guard reader != nil else { return }
+    stopReader()
+    status?.isSampling = false
+  }
+
+  /// After a resume: a wanted kind is read afresh, its best driver tried again (a stall before
+  /// the suspend says nothing about the device after it), its settings written once more
+  /// after the device is on (`SensorReader.rearm()`). A reader that ran through the
+  /// suspend unnoticed (`wasSuspended` false) is replaced too: the device may have lost its
+  /// settings.
+  func resume(wasSuspended: Bool) {
+    guard wanted else { return }
+    stalled.removeAll()
+    if !wasSuspended { stopReader() }
+    startReader()
+    // Opening wrote the settings and switched the device on; a hub that dropped them at that
+    // power-up (or waits for a write before it reports again) gets them once more.
+    reader?.rearm()
+    if !unusable.isEmpty { retryUnusable() }
+  }
+
+  /// A new reader for the kind; with `fallBack`, the running reader's driver is avoided (as
+  /// for a stall) when the sensor has another one.
+  func restart(fallBack: Bool) {
+    guard wanted, status != nil else { return }
+    if fallBack { _ = avoidRunningDriver(because: "no reading since the resume") }
+    stopReader()
+    startReader()
+    reader?.rearm()
+  }
+
   // MARK: Choice
 
   /// Chooses the kind's sensor again; keeps the reader of a sensor that did not change
@@ -155,6 +192,13 @@ final class KindSlot {
       } else if let before {
         logger.notice("hinge angle sensor \(before.sysname) removed")
       }
+    case .gyroscope, .rotation, .magnetometer:
+      if let d = now?.motion {
+        logger.notice(
+          "\(kind.noun) \(d.sysname) (\(d.name ?? "no name"), mount matrix \(d.mountMatrixSource))")
+      } else if let before {
+        logger.notice("\(kind.noun) \(before.sysname) removed")
+      }
     case .light, .proximity, .compass:
       if let info = now?.ambient {
         logger.notice(
@@ -179,7 +223,7 @@ final class KindSlot {
   }
 
   private func startReader() {
-    guard let sensor = status?.sensor, reader == nil else { return }
+    guard let sensor = status?.sensor, reader == nil, !hub.isSuspended else { return }
     openedPaired = hub.isPaired
     switch open(sensor) {
     case .opened(let opened, let driver): install(opened, driver: driver, for: sensor)
@@ -273,7 +317,7 @@ final class KindSlot {
   /// failed; it replaces what is read now only once it has opened, so that consumers do not
   /// see the sensor come and go with each attempt.
   private func retryUnusable() {
-    guard wanted, !unusable.isEmpty,
+    guard wanted, !hub.isSuspended, !unusable.isEmpty,
       let best = kind.choose(hub.sensors(for: kind), mode: hub.configuration.sampling.mode)
         .chosen,
       unusable.contains(best.syspath)
@@ -308,18 +352,27 @@ final class KindSlot {
     case .gone(let reason):
       dropGone(syspath, reason: reason)
     case .stalled(let reason):
-      guard let sensor = status?.sensor, let driver = readerDriver else { return }
-      let others = drivers(for: sensor).filter { $0.name != driver }
-      guard !others.isEmpty else {
+      guard let sensor = status?.sensor else { return }
+      guard avoidRunningDriver(because: reason) else {
         problems.report("stalled", logger: logger, "\(prefix)\(sensor.sysname): \(reason)")
         return
       }
-      logger.warning(
-        "\(sensor.sysname): \(reason); \(others[0].stallNote) until sampling stops")
-      stalled[syspath, default: []].insert(driver)
       stopReader()
       startReader()
     }
+  }
+
+  /// Marks the running reader's driver stalled, so that the next reader uses the sensor's
+  /// next driver until the kind stops being read; logs why.
+  ///
+  /// - Returns: false (and nothing marked) when the sensor has no other driver.
+  private func avoidRunningDriver(because reason: String) -> Bool {
+    guard let sensor = status?.sensor, let driver = readerDriver,
+      let next = drivers(for: sensor).first(where: { $0.name != driver })
+    else { return false }
+    logger.warning("\(sensor.sysname): \(reason); \(next.stallNote) until sampling stops")
+    stalled[sensor.syspath, default: []].insert(driver)
+    return true
   }
 
   /// Describes the device again when `CalibrationWatch` says readings have kept an

@@ -62,9 +62,15 @@ public protocol SensorReader: AnyObject {
   var dependsOnPairing: Bool { get }
   /// Stops reading, closes its descriptors and restores sysfs; idempotent.
   func stop()
+  /// Writes again every setting it made (sampling frequency, hysteresis, trigger, scan
+  /// elements; a buffer is switched off around it): after a system resume a device may have
+  /// lost them at its power-up, or wait for them before it reports again.
+  func rearm()
 }
 
 extension SensorReader {
+  /// Nothing to write again.
+  public func rearm() {}
   /// None.
   public var trigger: String? { nil }
   /// None.
@@ -154,6 +160,8 @@ public enum SensorDrivers {
     IIOPollProximity.self, InputProximity.self,
     IIOPollCompass.self, IIOBufferCompass.self,
     IIOPollHinge.self,
+    IIOBufferGyroscope.self, IIOPollGyroscope.self, IIOBufferRotation.self, IIOPollRotation.self,
+    IIOPollMagnetometer.self,
   ]
 
   /// The driver called `name`.

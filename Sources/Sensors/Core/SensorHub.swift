@@ -111,6 +111,28 @@ public final class SensorHub: SensorSource {
   /// Stops reading every kind.
   public func stopAll() { for kind in SensorKind.allCases { setWanted(kind, false) } }
 
+  /// Whether a system suspend is under way (`suspend()` without `resume()` yet): no reader is
+  /// opened meanwhile.
+  public private(set) var isSuspended = false
+
+  /// Stops every reader before a system suspend (see `SensorSource.suspend()`).
+  public func suspend() {
+    isSuspended = true
+    for kind in SensorKind.allCases { slots[kind]?.suspend() }
+  }
+
+  /// Opens the readers of the wanted kinds afresh after a resume (see `SensorSource.resume()`).
+  public func resume() {
+    let wasSuspended = isSuspended
+    isSuspended = false
+    for kind in SensorKind.allCases { slots[kind]?.resume(wasSuspended: wasSuspended) }
+  }
+
+  /// Reads `kind` afresh (see `SensorSource.restart(_:fallBack:)`).
+  public func restart(_ kind: SensorKind, fallBack: Bool) {
+    slots[kind]?.restart(fallBack: fallBack)
+  }
+
   // MARK: What is there
 
   /// Every sensor that can serve `kind`, by device.

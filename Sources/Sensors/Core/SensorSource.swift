@@ -26,4 +26,15 @@ public protocol SensorSource: AnyObject {
   func update(configuration: SensorsConfiguration)
   /// Stops reading every kind (shutdown).
   func stopAll()
+  /// Before a system suspend: stops every reader (buffers off, the devices' settings put
+  /// back) and opens none until `resume()`; what is wanted stays wanted.
+  func suspend()
+  /// After a system resume: opens the reader of every wanted kind afresh (rates, sampling
+  /// frequency and hysteresis written again, buffers and triggers armed again), also when no
+  /// `suspend()` came first.
+  func resume()
+  /// Reads `kind` afresh with a new reader; with `fallBack`, with the sensor's next driver
+  /// (a buffered accelerometer is then polled), as for a stalled reader, until the kind stops
+  /// being read.
+  func restart(_ kind: SensorKind, fallBack: Bool)
 }

@@ -21,8 +21,10 @@ func openPolled(
     throw SensorError(.unavailable, "\(sensor.sysname) is not an ambient sensor")
   }
   return try PolledAttributeReader(
-    info, interval: context.configuration.ambient.interval(for: info.kind), loop: context.loop,
-    logger: context.logger, deliver: deliver)
+    sysname: info.sysname, path: AmbientAttributeParser.path(of: info),
+    interval: context.configuration.ambient.interval(for: info.kind),
+    parser: AmbientAttributeParser(info), loop: context.loop, logger: context.logger,
+    deliver: deliver)
 }
 
 /// Reads the sensor's scan element through the buffer.

@@ -109,104 +109,26 @@ public enum IIOPollHinge: SensorDriver {
     guard case .hingeAngle(let d) = sensor.detail else {
       throw SensorError(.unavailable, "\(sensor.sysname) is not a hinge angle sensor")
     }
-    return try HingeAngleReader(
-      d, rate: context.configuration.sampling.pollRate, loop: context.loop,
-      logger: context.logger, deliver: deliver)
+    let rate = max(context.configuration.sampling.pollRate, 0.1)
+    context.logger.debug("\(d.sysname): \(d.source) at \(rate) Hz")
+    return try PolledAttributeReader(
+      sysname: d.sysname, path: "\(d.syspath)/\(d.attribute)",
+      interval: .nanoseconds(Int64(1e9 / rate)), parser: HingeAngleParser(info: d),
+      loop: context.loop, logger: context.logger, deliver: deliver)
   }
 }
 
-/// Polls a hinge angle attribute; each value is delivered in degrees (`SensorValue.angle`),
-/// values that are no angle (the EC's "unreliable") are skipped and logged once per episode.
-/// Failing reads slow it down (`PollBackoff`); nothing is open once stopped.
-final class HingeAngleReader: SensorReader {
-  let mode = SamplingMode.polled
-  let rate: Double
-  private let info: HingeAngleDescription
-  private let path: String
-  private let interval: Duration
-  private let logger: Logger
-  private let deliver: (SensorEvent) -> Void
-  private var file: SysfsAttribute?
-  private var timer: EventLoop.Timer?
-  private var problems = LogOnce()
-  private var backoff = PollBackoff()
+/// A hinge angle attribute's value in degrees (`SensorValue.angle`); a value that is no angle
+/// (the EC's "unreliable" 500) is skipped, not counted as a failed read.
+struct HingeAngleParser: AttributeParser {
+  let info: HingeAngleDescription
 
-  init(
-    _ info: HingeAngleDescription, rate: Double, loop: EventLoop, logger: Logger,
-    deliver: @escaping (SensorEvent) -> Void
-  ) throws(SensorError) {
-    self.info = info
-    self.rate = max(rate, 0.1)
-    self.logger = logger
-    self.deliver = deliver
-    path = "\(info.syspath)/\(info.attribute)"
-    interval = .nanoseconds(Int64(1e9 / self.rate))
-    do {
-      file = try SysfsAttribute(path: path)
-      let timer = try loop.makeTimer { [weak self] in self?.poll() }
-      try timer.schedule(after: interval, interval: interval)
-      self.timer = timer
-    } catch {
-      stop()
-      throw SensorError(error, "\(info.sysname): cannot poll")
+  func parse(_ text: String) -> Result<SensorValue, AttributeProblem> {
+    guard let raw = Double(text.trimming()), let degrees = info.degrees(raw: raw) else {
+      return .failure(
+        AttributeProblem(
+          message: "not an angle of 0 to 360 degrees (skipped)", isFailure: false))
     }
-    logger.debug("\(info.sysname): polling \(path) (\(info.source)) at \(self.rate) Hz")
-    // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
-    loop.post { [weak self] in self?.poll() }
-  }
-
-  deinit { stop() }
-
-  func stop() {
-    timer?.cancel()
-    timer = nil
-    file?.close()
-    file = nil
-  }
-
-  private func poll() {
-    guard let file else { return }
-    let text: String
-    do {
-      text = try file.readText()
-    } catch {
-      if error.isDeviceGone {
-        stop()
-        deliver(.gone("\(path): \(error.reason)"))
-        return
-      }
-      problems.report("read", logger: logger, "\(info.sysname): cannot read \(path): \(error)")
-      failed()
-      return
-    }
-    let trimmed = String(text.trimming())
-    guard let raw = Double(trimmed), let degrees = info.degrees(raw: raw) else {
-      problems.report(
-        "value", logger: logger,
-        "\(info.sysname): \(path) holds \"\(trimmed)\", not an angle of 0 to 360 degrees "
-          + "(skipped; logged once)")
-      return
-    }
-    problems.clear("read", logger: logger, "\(info.sysname): \(path) readable again")
-    problems.clear("value", logger: logger, "\(info.sysname): \(path) holds angles again")
-    if backoff.succeeded() { reschedule(interval) }
-    deliver(
-      .reading(
-        Reading(
-          time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()),
-          value: .angle(degrees))))
-  }
-
-  private func failed() {
-    if let slower = backoff.failed(rate: rate) { reschedule(slower) }
-  }
-
-  private func reschedule(_ period: Duration) {
-    do {
-      try timer?.schedule(after: period, interval: period)
-    } catch {
-      problems.report(
-        "timer", logger: logger, "\(info.sysname): cannot reschedule the poll timer: \(error)")
-    }
+    return .success(.angle(degrees))
   }
 }

@@ -87,6 +87,16 @@ final class PollSampler: SensorReader {
 
   func stop() { close(deviceGone: false) }
 
+  /// Writes the sampling frequency (and what else it set) again.
+  func rearm() {
+    guard !stopped else { return }
+    do {
+      try journal.rewrite()
+    } catch {
+      logger.warning("\(description.sysname): cannot write its settings again: \(error)")
+    }
+  }
+
   private func close(deviceGone: Bool) {
     if stopped { return }
     stopped = true

@@ -2,19 +2,36 @@ import OrientCore
 import OrientLog
 import SystemKit
 
-/// Polls one sysfs attribute on a timer and interprets it (`AmbientInterpreter`): light,
-/// proximity, the compass, applesmc's light. The file stays open while reading and is read
-/// again at offset 0 each time (sysfs asks the driver again; `SysfsAttribute`, which also
-/// notices a file an emulated sysfs replaced); nothing is open or scheduled once stopped.
+/// What a polled attribute's text means, for `PolledAttributeReader`: a value, or why not.
+protocol AttributeParser {
+  /// The value `text` (as read, untrimmed) holds, or the problem: its log text, and whether it
+  /// counts as a failed read (slowing the reader down) or only skips the value.
+  mutating func parse(_ text: String) -> Result<SensorValue, AttributeProblem>
+}
+
+/// A value a polled attribute held that is no reading.
+struct AttributeProblem: Error {
+  /// Said once per episode, after "SYSNAME: PATH holds \"TEXT\", ".
+  var message: String
+  /// Whether it counts toward `PollBackoff` (garbage) or is a value to skip (an EC's
+  /// "unreliable" angle).
+  var isFailure: Bool
+}
+
+/// Polls one sysfs attribute on a timer and hands its text to a parser: light, proximity, the
+/// compass, applesmc's light (`AmbientAttributeParser`), a hinge angle (`HingeAngleParser`).
+/// The file stays open while reading and is read again at offset 0 each time (sysfs asks the
+/// driver again; `SysfsAttribute`, which also notices a file an emulated sysfs replaced);
+/// nothing is open or scheduled once stopped.
 ///
 /// Like the accelerometer's `PollSampler`, a sensor whose every read has failed for a while
 /// is read less and less often (`PollBackoff`) until a read works again, and each kind of
 /// problem is logged once per episode.
-final class PolledAttributeReader: SensorReader {
+final class PolledAttributeReader<Parser: AttributeParser>: SensorReader {
   let mode = SamplingMode.polled
   let rate: Double
-  /// The sensor.
-  let info: AmbientDescription
+  /// The device's name, for the log.
+  let sysname: String
   /// The poll interval.
   let interval: Duration
   /// The file polled.
@@ -22,30 +39,26 @@ final class PolledAttributeReader: SensorReader {
   private let logger: Logger
   private let deliver: (SensorEvent) -> Void
   private var timer: EventLoop.Timer?
-  private var interpreter: AmbientInterpreter
+  private var parser: Parser
   private var problems = LogOnce()
   private var file: SysfsAttribute?
   private var backoff = PollBackoff()
 
-  /// Opens `info`'s attribute and reads it every `interval`; the first reading is posted to
-  /// the loop at once.
+  /// Opens `path` and reads it every `interval`; the first reading is posted to the loop at
+  /// once.
   ///
   /// - Throws: `SensorError` if the attribute cannot be opened or the timer made.
   init(
-    _ info: AmbientDescription, interval: Duration, loop: EventLoop, logger: Logger,
-    deliver: @escaping (SensorEvent) -> Void
+    sysname: String, path: String, interval: Duration, parser: Parser, loop: EventLoop,
+    logger: Logger, deliver: @escaping (SensorEvent) -> Void
   ) throws(SensorError) {
-    self.info = info
+    self.sysname = sysname
+    self.path = path
     self.interval = interval
+    self.parser = parser
     self.logger = logger
     self.deliver = deliver
     rate = 1 / max(interval.seconds, 0.001)
-    switch info.driver {
-    case .iioPoll(let attribute): path = "\(info.syspath)/\(attribute)"
-    case .hwmonLight, .inputSwitch, .iioBuffer: path = "\(info.syspath)/light"
-    }
-    // A fresh start decides near/far from the first reading alone.
-    interpreter = AmbientInterpreter(info)
     do {
       file = try SysfsAttribute(path: path)
       let timer = try loop.makeTimer { [weak self] in self?.poll() }
@@ -53,9 +66,9 @@ final class PolledAttributeReader: SensorReader {
       self.timer = timer
     } catch {
       stop()
-      throw SensorError(error, "\(info.sysname): cannot poll")
+      throw SensorError(error, "\(sysname): cannot poll")
     }
-    logger.debug("\(info.sysname): polling \(path) every \(interval.nanoseconds / 1_000_000) ms")
+    logger.debug("\(sysname): polling \(path) every \(interval.nanoseconds / 1_000_000) ms")
     // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
     loop.post { [weak self] in self?.poll() }
   }
@@ -71,13 +84,9 @@ final class PolledAttributeReader: SensorReader {
 
   private func poll() {
     guard let file else { return }
-    var bytes = [UInt8](repeating: 0, count: 64)
     let text: String
     do {
-      let count = try bytes.withUnsafeMutableBytes { raw in
-        Result { () throws(SystemError) in try file.read(into: raw) }
-      }.get()
-      text = String(decoding: bytes[0..<count], as: UTF8.self)
+      text = try file.readText()
     } catch {
       if error.isDeviceGone {
         stop()
@@ -85,24 +94,26 @@ final class PolledAttributeReader: SensorReader {
         return
       }
       problems.report(
-        "read", logger: logger, "\(info.sysname): cannot read \(path): \(error) (logged once)")
+        "read", logger: logger, "\(sysname): cannot read \(path): \(error) (logged once)")
       failed()
       return
     }
-    guard let reading = interpreter.interpret(text) else {
+    let value: SensorValue
+    switch parser.parse(text) {
+    case .success(let parsed): value = parsed
+    case .failure(let problem):
       problems.report(
         "parse", logger: logger,
-        "\(info.sysname): \(path) holds \"\(text)\", not a \(info.kind) reading (logged once)")
-      failed()
+        "\(sysname): \(path) holds \"\(text.trimming())\", \(problem.message) (logged once)")
+      if problem.isFailure { failed() }
       return
     }
-    problems.clear("read", logger: logger, "\(info.sysname): \(path) readable again")
-    problems.clear("parse", logger: logger, "\(info.sysname): \(path) readable again")
+    problems.clear("read", logger: logger, "\(sysname): \(path) readable again")
+    problems.clear("parse", logger: logger, "\(sysname): \(path) readable again")
     if backoff.succeeded() { reschedule(interval) }
     deliver(
       .reading(
-        Reading(
-          time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()), value: reading.value)))
+        Reading(time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()), value: value)))
   }
 
   /// A failed read: after a second's worth of them, read less and less often.
@@ -115,8 +126,33 @@ final class PolledAttributeReader: SensorReader {
       try timer?.schedule(after: period, interval: period)
     } catch {
       problems.report(
-        "timer", logger: logger, "\(info.sysname): cannot reschedule the poll timer: \(error)")
+        "timer", logger: logger, "\(sysname): cannot reschedule the poll timer: \(error)")
     }
+  }
+}
+
+/// A light, proximity or compass attribute, interpreted by `AmbientInterpreter` (a fresh one
+/// per reader: a fresh start decides near/far from the first reading alone).
+struct AmbientAttributeParser: AttributeParser {
+  private var interpreter: AmbientInterpreter
+
+  init(_ info: AmbientDescription) { interpreter = AmbientInterpreter(info) }
+
+  /// The attribute `info` is read from.
+  static func path(of info: AmbientDescription) -> String {
+    switch info.driver {
+    case .iioPoll(let attribute): return "\(info.syspath)/\(attribute)"
+    case .hwmonLight, .inputSwitch, .iioBuffer: return "\(info.syspath)/light"
+    }
+  }
+
+  mutating func parse(_ text: String) -> Result<SensorValue, AttributeProblem> {
+    guard let reading = interpreter.interpret(text) else {
+      return .failure(
+        AttributeProblem(
+          message: "not a \(interpreter.description.kind) reading", isFailure: true))
+    }
+    return .success(reading.value)
   }
 }
 

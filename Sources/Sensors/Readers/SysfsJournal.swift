@@ -7,7 +7,7 @@ import SystemKit
 ///
 /// Owned by one sampler on the event loop.
 final class SysfsJournal {
-  private var entries: [(path: String, original: String)] = []
+  private var entries: [(path: String, original: String, written: String)] = []
   private let logger: Logger
 
   init(logger: Logger) {
@@ -24,13 +24,26 @@ final class SysfsJournal {
   @discardableResult
   func set(_ path: String, _ value: String) throws(SystemError) -> Bool {
     let current = try Sysfs.read(path)
+    let index = entries.firstIndex { $0.path == path }
+    if let index { entries[index].written = value }
     if current == value { return false }
-    if !entries.contains(where: { $0.path == path }) {
-      entries.append((path, current))
-    }
+    if index == nil { entries.append((path, current, value)) }
     logger.debug("set \(path) = \(value) (was \(current.isEmpty ? "empty" : current))")
     try Sysfs.write(path, value + "\n")
     return true
+  }
+
+  /// Writes every value set again, oldest first, except `skipping` (the buffer's `enable`,
+  /// which the caller switches around this): a device that lost its configuration (a sensor
+  /// hub powered up after a system resume) gets it back, and a hub that waits for its feature
+  /// report to be written before it reports again gets that write.
+  ///
+  /// - Throws: the first `SystemError`; the values before it are written.
+  func rewrite(skipping: Set<String> = []) throws(SystemError) {
+    for entry in entries where !skipping.contains(entry.path) {
+      try Sysfs.write(entry.path, entry.written + "\n")
+    }
+    logger.debug("wrote again: \(entries.map(\.path).filter { !skipping.contains($0) })")
   }
 
   /// Writes every original value back, newest change first, and forgets them. Failures are

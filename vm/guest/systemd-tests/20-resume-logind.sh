@@ -6,11 +6,18 @@
 #   resume-logind  logind's PrepareForSleep(true) on the system bus before the suspend and
 #                  PrepareForSleep(false) after the resume, a delay inhibitor (what a daemon
 #                  holds to quiesce its sensors first) honoured between them, the kernel's count
-#                  of suspends one up, systemd-suspend.service's journal lines
+#                  of suspends one up, systemd-suspend.service's journal lines; orientd (the
+#                  installed service, `orientd --watch --json` claiming the emulated
+#                  accelerometer) holds its own delay inhibitor, lets it go at
+#                  PrepareForSleep(true) with the sensor switched off, and after the resume reads
+#                  it afresh: a new orientation reaches the still-claiming client, the inhibitor
+#                  is held again, orientd's journal says so
 # kmods: orientd-vm-sleep
-# timeout: 240
+# timeout: 420
 # shellcheck source=vm/guest/lib.sh
 . /run/vm/project/vm/guest/lib.sh
+# shellcheck source=vm/guest/systemd/session.sh
+. "$GUEST/systemd/session.sh"
 
 SIGNALS=$RUNDIR/signals.lines
 signal_seen() { has_line "$SIGNALS" "*boolean $1*"; }
@@ -40,6 +47,17 @@ log "logind: $(systemctl is-active systemd-logind); CanSuspend: $(busctl --syste
 spawn signals "${PY[@]}" "$GUEST/tools/stamp_lines.py" "$SIGNALS" -- dbus-monitor --system \
   "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'"
 require "dbus-monitor listens" wait_for 30 "dbus-monitor's first line" test -s "$SIGNALS"
+# orientd as users get it, a client claiming the accelerometer: orientd holds a delay inhibitor.
+orientd_inhibits() {
+  systemd-inhibit --list --no-pager 2>/dev/null | grep -E '^ *orientd .*sleep.*delay' >/dev/null
+}
+require "orientd's packages are installed" packages_ready
+require "the emulated sensors; orientd reports them" sensors_start
+watch_start
+require "orientd --watch starts with normal" wait_for 30 "the first line" watch_reports normal
+check "orientd reads the accelerometer (buffer on)" wait_for 20 "the buffer" buffer_on
+check "orientd holds a sleep delay inhibitor (systemd-inhibit --list)" \
+  wait_for 20 "orientd's inhibitor" orientd_inhibits
 # A delay inhibitor, as a daemon takes one to put its sensors in order before the suspend: after
 # PrepareForSleep(true) logind waits for its holder to let go, at most InhibitDelayMaxSec (5 s);
 # this holder never does.
@@ -56,6 +74,9 @@ now_cs
 t0=$NOW_CS
 check "systemctl suspend is accepted" systemctl suspend
 check "PrepareForSleep(true) arrives" wait_for 30 "PrepareForSleep true" signal_seen true
+check "orientd switches the buffer off" wait_for 5 "the buffer off" buffer_off
+check "and lets its inhibitor go while logind waits for the other one" \
+  wait_for 5 "no orientd inhibitor" not orientd_inhibits
 check "PrepareForSleep(false) arrives after the resume" wait_for 120 "PrepareForSleep false" signal_seen false
 now_cs
 log "systemctl suspend to PrepareForSleep(false): $(((NOW_CS - t0) / 100)) s"
@@ -84,6 +105,21 @@ entry=$(sed -n 's/^\[ *\([0-9.]*\)\] PM: suspend entry.*/\1/p' "$TOUT/kernel.log
 log "the kernel's suspend entry at $entry, $(awk -v a="$t_true" -v b="$entry" 'BEGIN { printf "%.1f", b - a }') s after PrepareForSleep(true)"
 check "logind waited for the delay inhibitor (the suspend began 4.5 s or more after PrepareForSleep(true))" \
   awk -v a="$t_true" -v b="$entry" 'BEGIN { exit !(b != "" && b - a >= 4.5) }'
+accel orient left-up
+check "after the resume a new orientation reaches the claiming client: left-up" \
+  wait_for 30 "left-up" watch_reports left-up
+check "orientd reads the accelerometer again (buffer on)" buffer_on
+check "orientd holds its inhibitor again" wait_for 20 "orientd's inhibitor" orientd_inhibits
+journalctl -b --no-pager -o short-monotonic -u orientd.service >"$TOUT/orientd-journal.txt" 2>&1
+grep -E 'sleep|resume|flow' "$TOUT/orientd-journal.txt" | sed 's/^/  /'
+check "orientd's journal: the suspend" \
+  has_line "$TOUT/orientd-journal.txt" '*the system is going to sleep: stopped reading accelerometer*'
+check "orientd's journal: the resume" \
+  has_line "$TOUT/orientd-journal.txt" '*the system resumed: reading accelerometer afresh*'
+check "orientd's journal: readings flow again" \
+  has_line "$TOUT/orientd-journal.txt" '*readings flow again after the resume*'
+stop watch
+accel orient normal
 # systemd-inhibit waits for its command: that goes first.
 pid_of inhibitor
 kill "$(cat "/proc/$PID/task/$PID/children" 2>/dev/null)" 2>/dev/null

@@ -16,6 +16,7 @@
 #                  and no hysteresis at its next power-up, which the driver's attributes read
 #                  back, until they are written again
 # parts: resume-driver resume-faults
+# on-request: a study of the harness and the drivers; orientd-resume runs its essential checks
 # kmods: orientd-vm-sleep
 # timeout: 240
 # shellcheck source=vm/guest/lib.sh
