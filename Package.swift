@@ -123,7 +123,7 @@ let package = Package(
       name: "OrientDaemon",
       dependencies: [
         "Sensors", "DBusKit", "OrientWire", "DeviceDiscovery", "OrientCore", "TextFormats",
-        "SystemKit", "OrientLog", "EvdevKit", "CEvdev",
+        "SystemKit", "OrientLog", "EvdevKit", "CEvdev", "FaceClient",
       ]),
 
     // orientd rotate: sway IPC, wlr-randr, hooks, rotation lock, touch discovery, tablet mode.
@@ -247,7 +247,7 @@ let package = Package(
       name: "OrientDaemonTests",
       dependencies: [
         "OrientDaemon", "OrientWire", "OrientClient", "DBusKit", "SystemKit", "OrientLog",
-        "OrientCore", "TextFormats", "JSON", "TestSupport", "TestThreads",
+        "OrientCore", "TextFormats", "JSON", "TestSupport", "TestThreads", "FaceClient",
       ]),
     .testTarget(name: "ScreenRotationTests", dependencies: ["ScreenRotation", "OrientCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),

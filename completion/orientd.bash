@@ -77,15 +77,15 @@ _orientd() {
   local opts
   case $mode in
     daemon)
-      opts="--verbose --config --session --no-compat --watch --get --list-sensors --help --version"
+      opts="--verbose --config --session --no-compat --watch --get --list-sensors --config-keys --help --version"
       if [ "$cword" -eq 1 ]; then
         opts+=" record replay rotate calibrate"
       fi
       ;;
-    watch) opts="--json --session --verbose --light --proximity --compass" ;;
+    watch) opts="--json --session --verbose --light --proximity --compass --motion" ;;
     get) opts="--json --session --verbose" ;;
     list-sensors) opts="--json --config --verbose" ;;
-    record) opts="--duration --raw --base --config --verbose --help" ;;
+    record) opts="--duration --raw --base --motion --config --verbose --help" ;;
     rotate)
       opts="--output --backend --touch --touch-only --when --exec --exec-before --natural --settle
         --once --force --json --session --suggest --suggest-timeout --verbose --lock --unlock
@@ -95,7 +95,7 @@ _orientd() {
       opts="--json --exact --write --revert --sensor --config --hold --timeout --hwdb-file --verbose --help"
       ;;
     replay)
-      opts="--json --tilt --config --set --face-camera --face-timeout --face-program --help"
+      opts="--json --tilt --motion --config --set --face-camera --face-timeout --face-program --help"
       if [[ $cur != -* ]]; then
         _filedir '@(csv|txt)'
         COMPREPLY+=($(compgen -W "-" -- "$cur"))

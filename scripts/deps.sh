@@ -50,7 +50,7 @@ TEST_PKGS=(
   polkitd              # PolkitTests: the real verdicts on net.hadess.SensorProxy claims (private bus)
   libcamera-tools      # cam: the VM's orientcam-libcamera test takes a reference frame with libcamera's own tool
   libcamera-ipa        # libcamera's IPA modules: its vimc pipeline (the VM) will not start a camera without one
-  python3-dbusmock python3-psutil  # iio-sensor-proxy 3.9.0's own integration tests (Tests/Upstream)
+  python3-dbusmock python3-psutil  # iio-sensor-proxy 3.9.0's own integration tests (Tests/Upstream); logind and power-profiles-daemon stand-ins (FaceDaemonTests, SuggestTests)
   python3-skimage python-matplotlib-data  # FaceTests: public-domain photographs (astronaut, Grace Hopper, no-face pictures, LFW crops)
   python3-pil          # FaceTests: turns the photographs four ways (a tool that is not orientd's)
 )

@@ -386,10 +386,10 @@ out=$(cd "$out" && pwd -P)
   echo "VM_HAVE_BIN=$([ -d "$bin" ] && echo 1 || echo 0)"
   echo "VM_INIT=$init"
   echo "VM_TESTS_DIR=${tests_dir#"$vmdir"/guest/}"
-  # The benchmarks' knobs (vm/guest/tests/90-latency-bench.sh, 64-orientcam-libcamera.sh), when
-  # given.
+  # The benchmarks' knobs (vm/guest/tests/90-latency-bench.sh, 64-orientcam-libcamera.sh,
+  # 59-orientd-motion.sh), when given.
   for knob in VM_BENCH_ROUNDS VM_BENCH_IDLE VM_BENCH_STILL VM_BENCH_PHOTOS VM_BENCH_ONESHOTS \
-    VM_BENCH_SIZE; do
+    VM_BENCH_SIZE VM_BENCH_SECONDS; do
     if [ -n "${!knob:-}" ]; then echo "$knob=${!knob}"; fi
   done
   if [ $init = systemd ]; then echo "VM_DEBS='/run/vm/project/${debs#"$(cd "$root" && pwd -P)"/}'"; fi

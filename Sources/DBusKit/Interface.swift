@@ -114,6 +114,9 @@ public struct DBusProperty {
   public var annotations: [DBusAnnotation]
   /// Returns the current value; may throw to refuse.
   public var get: (() throws(DBusError) -> DBusValue)?
+  /// Returns the value for one caller (its unique name), when the value depends on who asks
+  /// (values only a claimer may see); takes precedence over `get` for `Get` and `GetAll`.
+  public var getForCaller: ((_ sender: String) throws(DBusError) -> DBusValue)?
   /// Stores a value of `type` (already checked); gets the caller's unique name for policy.
   public var set: ((DBusValue, _ sender: String) throws(DBusError) -> Void)?
   /// Served from the values given to `DBusConnection.publish` (see `published(_:)`).

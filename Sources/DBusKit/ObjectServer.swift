@@ -379,7 +379,10 @@ extension DBusConnection {
             throw DBusError(
               .accessDenied, "property \(property.name) of \(interface.name) is write-only")
           }
-          return [.variant(try self.checkedValue(of: property, in: interface.name))]
+          return [
+            .variant(
+              try self.checkedValue(of: property, in: interface.name, for: invocation.sender))
+          ]
         },
         DBusMethod(
           "GetAll", in: [DBusArgument("interface_name", .string)],
@@ -392,7 +395,10 @@ extension DBusConnection {
           for interface in interfaces {
             for property in interface.properties where property.isReadable && property.get != nil {
               entries.append(
-                (property.name, try self.checkedValue(of: property, in: interface.name)))
+                (
+                  property.name,
+                  try self.checkedValue(of: property, in: interface.name, for: invocation.sender)
+                ))
             }
           }
           return [.stringVariantDictionary(ordered: entries)]
@@ -459,14 +465,21 @@ extension DBusConnection {
     throw DBusError(.unknownProperty, "\(owner) has no property '\(propertyName)'")
   }
 
-  /// Runs a getter and checks its value against the declared type.
-  func checkedValue(of property: DBusProperty, in interface: String) throws(DBusError)
-    -> DBusValue
+  /// Runs a getter (the per-caller one for `sender` when there is one; `get` for a signal,
+  /// which goes to the recipients the publisher chose) and checks its value against the
+  /// declared type.
+  func checkedValue(of property: DBusProperty, in interface: String, for sender: String = "")
+    throws(DBusError) -> DBusValue
   {
     guard let get = property.get else {
       throw DBusError(.accessDenied, "property \(property.name) of \(interface) is write-only")
     }
-    let value = try get()
+    let value: DBusValue
+    if let perCaller = property.getForCaller, !sender.isEmpty {
+      value = try perCaller(sender)
+    } else {
+      value = try get()
+    }
     guard value.type == property.type else {
       logger.error(
         "getter of \(interface).\(property.name) returned '\(value.typeSignature)', "

@@ -67,6 +67,9 @@ public struct OrientState: Equatable, Sendable {
   /// orientd's `Sensor` description (device, name, mode, rate, ...); empty from
   /// iio-sensor-proxy or when there is no sensor.
   public var sensor: [String: DBusValue] = [:]
+  /// orientd's `SuggestedOrientation`: the accelerometer's orientation while a face kept
+  /// `orientation` from turning to it (`nil`: none, or iio-sensor-proxy).
+  public var suggestedOrientation: Orientation?
 
   /// Creates the state of a service before anything is known.
   public init(service: OrientService) {
@@ -90,6 +93,8 @@ public struct OrientState: Equatable, Sendable {
     public static let tilt = Fields(rawValue: 4)
     /// `Sensor`.
     public static let sensor = Fields(rawValue: 8)
+    /// `SuggestedOrientation`.
+    public static let suggestion = Fields(rawValue: 16)
   }
 
   /// Applies property values (from `GetAll` or `PropertiesChanged`).
@@ -125,6 +130,15 @@ public struct OrientState: Equatable, Sendable {
     {
       sensor = value
       changed.insert(.sensor)
+    }
+    if service == .orientd,
+      let name = OrientdProperty.suggestedOrientation.value(in: properties)?.stringValue
+    {
+      let value = Orientation(rawValue: name).flatMap { $0 == .undefined ? nil : $0 }
+      if value != suggestedOrientation {
+        suggestedOrientation = value
+        changed.insert(.suggestion)
+      }
     }
     return changed
   }

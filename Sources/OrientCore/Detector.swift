@@ -18,30 +18,31 @@
 /// 4. The in-plane angle theta = atan2(x, -y) (clockwise device rotation) is bucketed into the
 ///    nearest orientation. A different orientation becomes a candidate only when theta is more
 ///    than `hysteresis` degrees past the 45 degree boundary.
-/// 5. Evidence for the candidate accumulates at 1/T per second. While the device is steady
-///    (its gravity direction turns slower than `steadyRate`, or two consecutive samples agree
-///    within `settledAngle`), T falls from `settleTimeSlow`
-///    just past the band to `settleTimeFast` at `decisiveAngle` into the new sector, as
-///    1 - x^2 of the normalised depth x; a deliberate turn (the angle leads a slower reference
-///    filter by `turnAngle`, away from the current orientation) is decisive at once. While it
-///    turns faster, T is `settleTimeSlow`. The candidate is committed when the evidence reaches
-///    1; one sample adds at most 0.5, so a single wild sample never commits. Evidence is
-///    cleared when the candidate changes or falls back into the band. It does not grow at all
-///    within `motionHold` of an impact (the magnitude off g by more than `impactThreshold`:
-///    shaking, a hard jolt), and grows only from decisive evidence (the turn rule, or
-///    `decisiveAngle` deep), held for at least `motionSettleTime`, within `motionHold` of
-///    motion (off by more than `motionThreshold`: footsteps, braking); through either, the
-///    slower reference filter (which averages a gait out) deep in the candidate's sector
-///    counts too. No evidence while the display swings towards flat (its tilt leads the
-///    reference's by `turnAngle`), while it lies flat, or within `motionHold` after either,
-///    and none (cleared) while the angle heads back towards the current orientation by
-///    `turnAngle`; a deliberate turn that brought the angle past the band stays decisive
-///    through a pause. The opposite orientation has no band (Android's listener has none
-///    either). A deliberate turn that crossed the 45 degree boundary and stopped inside the
-///    band (the hand slower than half a deliberate turn, clean, no motion) commits after
-///    `motionSettleTime`. When the device swings back and forth (the lead reverses three
-///    times within two `settleTimeSlow`: a pocket on a walking leg) there is no deliberate
-///    turn, and only the reference filter, decisive for `settleTimeSlow`, commits.
+/// 5. Evidence for the candidate accumulates at 1/T per second. While the device is steady (its
+///    gravity direction turns slower than `steadyRate`, or two consecutive samples agree within
+///    `settledAngle`), T falls from `settleTimeSlow` just past the band to `settleTimeFast` at
+///    `decisiveAngle` into the new sector, as 1 - x^2 of the normalised depth x; a deliberate turn
+///    (the angle leads a slower reference filter by `turnAngle`, away from the current orientation)
+///    is decisive at once. While it turns faster, T is `settleTimeSlow`. The candidate is committed
+///    when the evidence reaches 1; one sample adds at most 0.5, so a single wild sample never
+///    commits. Evidence is cleared when the candidate changes or falls back into the band. It does
+///    not grow at all within `motionHold` of an impact (the magnitude off g by more than
+///    `impactThreshold`: shaking, a hard jolt), and grows only from decisive evidence (the turn
+///    rule, or `decisiveAngle` deep), held for at least `motionSettleTime`, within `motionHold` of
+///    motion (off by more than `motionThreshold`: footsteps, braking); through either, the turn
+///    rule once the slower reference filter (which averages a gait out) is in the candidate's
+///    sector, and that filter deep in it, count too. No evidence while the display swings towards
+///    flat (its tilt leads the reference's by `turnAngle`), while it lies flat, or within
+///    `motionHold` after either, and none (cleared) while the angle heads back towards the current
+///    orientation by `turnAngle`; a deliberate turn that brought the angle past the band stays
+///    decisive through a pause. The opposite orientation has no band (Android's listener has none
+///    either). A deliberate turn that crossed the 45 degree boundary and stopped inside the band
+///    (the hand slower than half a deliberate turn, clean, no motion) commits after
+///    `motionSettleTime`. When the device swings back and forth (the lead reverses twice within two
+///    `settleTimeSlow`: a pocket on a walking leg; until the lead stays under half of `turnAngle`
+///    for `turnTimeConstant`) there is no deliberate turn, and only the reference filter, decisive
+///    for `settleTimeSlow`, commits. Evidence counts the time seen: not the span of rejected
+///    samples before a sample.
 /// 6. From `undefined` (and right after a gap reset) the first usable non-flat sample decides
 ///    at once, so a new client gets an answer within one sample; so does a clean (magnitude
 ///    within `motionThreshold`), decisive sample that the filter has forgotten the previous
@@ -115,6 +116,8 @@ public struct OrientationDetector: Sendable {
   private var reversal2 = -Double.infinity
   /// The last sample with a lead of at least turnAngle.
   private var leadTime = -Double.infinity
+  /// Since when the lead has stayed under half of turnAngle (the reference caught up).
+  private var calmSince = Double.infinity
   /// Whether the sample is within half a deliberate turn's speed (turnAngle per
   /// turnTimeConstant, halved) of the previous filtered vector: the hand has stopped.
   private var stopped = false
@@ -154,7 +157,7 @@ public struct OrientationDetector: Sendable {
     turnRadians = p.turnAngle * degrees
     gravityEstimator = GravityEstimator(nominal: p.gravity)
     (rejectLow2, rejectHigh2, motionLow2, motionHigh2, impactLow2, impactHigh2) =
-      OrientationDetector.magnitudeLimits(gravity: p.gravity, parameters: p)
+      p.magnitudeLimits(gravity: p.gravity)
     sinFlatEnter2 = square(sin(p.flatEnter * degrees))
     sinFlatLeave2 = square(sin(p.flatLeave * degrees))
     sinVerticalUp2 = square(sin(min(p.verticalLimit + 1.5, 89) * degrees))
@@ -194,20 +197,9 @@ public struct OrientationDetector: Sendable {
     useGravity(parameters.gravity)
   }
 
-  /// The squared magnitude limits (reject, motion, impact: low/high) for a gravity.
-  private static func magnitudeLimits(gravity g: Double, parameters p: DetectorParameters)
-    -> (Double, Double, Double, Double, Double, Double)
-  {
-    (
-      square(g * (1 - p.magnitudeTolerance)), square(g * (1 + p.magnitudeTolerance)),
-      square(g * (1 - p.motionThreshold)), square(g * (1 + p.motionThreshold)),
-      square(g * (1 - p.impactThreshold)), square(g * (1 + p.impactThreshold))
-    )
-  }
-
   private mutating func useGravity(_ g: Double) {
     (rejectLow2, rejectHigh2, motionLow2, motionHigh2, impactLow2, impactHigh2) =
-      OrientationDetector.magnitudeLimits(gravity: g, parameters: parameters)
+      parameters.magnitudeLimits(gravity: g)
   }
 
   /// Feeds one sample.
@@ -234,6 +226,7 @@ public struct OrientationDetector: Sendable {
       rejections.timeBackwards += 1
       return nil
     }
+    let previousTime = lastTime
     let m2 = x * x + y * y + z * z
     guard m2 > 0 else {
       rejections.zeroVector += 1
@@ -346,8 +339,11 @@ public struct OrientationDetector: Sendable {
     tilt = newTilt
 
     let clean = m2 >= motionLow2 && m2 <= motionHigh2
+    // Evidence counts the time seen: after a span of rejected samples (a hard jolt) the sample
+    // counts only since the last one received, though the filters take the whole span.
+    let seen = min(dt, t - previousTime)
     let orientationChanged =
-      flat ? holdWhileFlat(time: t) : decide(f: f, dt: dt, time: t, steady: steady, clean: clean)
+      flat ? holdWhileFlat(time: t) : decide(f: f, dt: seen, time: t, steady: steady, clean: clean)
     fresh = false
     guard orientationChanged || tiltChanged else { return nil }
     return DetectorUpdate(
@@ -404,6 +400,8 @@ public struct OrientationDetector: Sendable {
     // A lead beyond 90 degrees is no swing: the reference half way through a quick 180 degree
     // turn averages opposite directions, and its angle means nothing.
     let sign = dot <= 0 || !big ? 0 : (cross > 0 ? 1 : -1)
+    let calm = dot > 0 && 4 * cross * cross < sinTurn2 * (u * u + v * v) * (ru * ru + rv * rv)
+    calmSince = calm ? min(calmSince, t) : .infinity
     let swingWindow = 2 * parameters.settleTimeSlow
     if sign != 0 {
       if sign != leadSign {
@@ -422,7 +420,9 @@ public struct OrientationDetector: Sendable {
     // Two reversals within two marginal hold times: one way, back and that way again (a leg
     // or an arm swinging the device at a stride's pace); a turn, even one whose overshoot
     // settles back, reverses once at most. A lengthening stride swings past the band early.
-    let repetitive = t - reversal2 < swingWindow
+    // The swing is over once calm for turnTimeConstant: a leg swings past the reference at
+    // every stride, a hand that stopped after a hesitating half turn lets it catch up.
+    let repetitive = t - reversal2 < swingWindow && t - calmSince < turnTau
     if nearest == orientation {
       candidate = .undefined
       evidence = 0
@@ -497,10 +497,10 @@ public struct OrientationDetector: Sendable {
       guard referenceDecisive(for: nearest) else { return false }
     } else if impact || moving {
       // Walking, running, braking: footsteps tilt single readings, so steadiness says little.
-      // Decisive evidence counts: a deliberate turn (not through impacts), or the slower
-      // reference filter, which averages a gait out, deep in the candidate's sector with its
-      // magnitude clear of an impact; it must hold for motionSettleTime.
-      let deliberate = !impact && turnLatched
+      // Decisive evidence counts: a deliberate turn (through impacts only once the reference,
+      // which averages a gait out, is in the candidate's sector: one jolt looks like a turn),
+      // or that reference deep there, its magnitude clear of an impact, for motionSettleTime.
+      let deliberate = turnLatched && (!impact || referenceNearest() == nearest)
       guard deliberate || referenceDecisive(for: nearest) else { return false }
       wait = max(settleTimeFast, parameters.motionSettleTime)
     } else if steady && turnLatched {
@@ -569,21 +569,21 @@ public struct OrientationDetector: Sendable {
     return tilt - referenceTilt >= turnRadians
   }
 
-  /// Whether the reference filter (which averages a gait or a shake out) is `decisiveAngle`
-  /// deep in `target`'s sector, and its magnitude clear of an impact.
-  private func referenceDecisive(for target: Orientation) -> Bool {
-    guard referenceM2 >= impactLow2, referenceM2 <= impactHigh2 else { return false }
+  /// The orientation the reference filter (which averages a gait or a shake out) points to,
+  /// or `undefined` while its magnitude is off by an impact.
+  private func referenceNearest() -> Orientation {
+    guard referenceM2 >= impactLow2, referenceM2 <= impactHigh2 else { return .undefined }
     let u = reference.x
     let v = -reference.y
-    let au = abs(u)
-    let av = abs(v)
-    let nearest: Orientation
-    if av >= au {
-      nearest = v >= 0 ? .normal : .bottomUp
-    } else {
-      nearest = u > 0 ? .leftUp : .rightUp
-    }
-    guard nearest == target else { return false }
+    if abs(v) >= abs(u) { return v >= 0 ? .normal : .bottomUp }
+    return u > 0 ? .leftUp : .rightUp
+  }
+
+  /// Whether the reference filter is `decisiveAngle` deep in `target`'s sector, and its
+  /// magnitude clear of an impact.
+  private func referenceDecisive(for target: Orientation) -> Bool {
+    guard referenceNearest() == target else { return false }
+    let (au, av) = (abs(reference.x), abs(reference.y))
     return depth(minor: min(au, av), major: max(au, av)) >= 1
   }
 

@@ -105,165 +105,116 @@ public struct DetectorParameters: Sendable, Equatable {
   /// Creates the default parameters.
   public init() {}
 
-  /// The configuration keys, in the order they are documented.
-  public enum Key: String, CaseIterable, Sendable {
-    /// `filterTimeConstant`.
-    case filterTimeConstant = "filter-time-constant"
-    /// `hysteresis`.
-    case hysteresis
-    /// `decisiveAngle`.
-    case decisiveAngle = "decisive-angle"
-    /// `settleTimeFast`.
-    case settleTimeFast = "settle-time-fast"
-    /// `settleTimeSlow`.
-    case settleTimeSlow = "settle-time-slow"
-    /// `steadyRate`.
-    case steadyRate = "steady-rate"
-    /// `settledAngle`.
-    case settledAngle = "settled-angle"
-    /// `turnAngle`.
-    case turnAngle = "turn-angle"
-    /// `turnTimeConstant`.
-    case turnTimeConstant = "turn-time-constant"
-    /// `flatEnter`.
-    case flatEnter = "flat-enter"
-    /// `flatLeave`.
-    case flatLeave = "flat-leave"
-    /// `verticalLimit`.
-    case verticalLimit = "vertical-limit"
-    /// `magnitudeTolerance`.
-    case magnitudeTolerance = "magnitude-tolerance"
-    /// `motionThreshold`.
-    case motionThreshold = "motion-threshold"
-    /// `impactThreshold`.
-    case impactThreshold = "impact-threshold"
-    /// `motionSettleTime`.
-    case motionSettleTime = "motion-settle-time"
-    /// `motionHold`.
-    case motionHold = "motion-hold"
-    /// `gapReset`.
-    case gapReset = "gap-reset"
-    /// `gravity`.
-    case gravity
-
+  /// One configuration key: its name, unit, range, summary and field (one row of `table`).
+  public struct Key: Sendable, Hashable {
+    /// The kebab-case key.
+    public let rawValue: String
     /// The unit, for documentation and messages.
-    public var unit: String {
-      switch self {
-      case .filterTimeConstant, .settleTimeFast, .settleTimeSlow, .motionHold, .gapReset,
-        .turnTimeConstant, .motionSettleTime:
-        return "s"
-      case .hysteresis, .decisiveAngle, .turnAngle, .flatEnter, .flatLeave, .verticalLimit,
-        .settledAngle:
-        return "degrees"
-      case .magnitudeTolerance, .motionThreshold, .impactThreshold: return "fraction of g"
-      case .steadyRate: return "degrees/s"
-      case .gravity: return "m/s^2"
-      }
-    }
-
+    public let unit: String
     /// The accepted range of values (inclusive).
-    public var range: ClosedRange<Double> {
-      switch self {
-      case .filterTimeConstant: return 0...2
-      case .hysteresis: return 0...40
-      case .decisiveAngle: return 0...45
-      case .settleTimeFast: return 0...5
-      case .settleTimeSlow: return 0...10
-      case .steadyRate: return 1...10000
-      case .settledAngle: return 0...10
-      case .turnAngle: return 1...90
-      case .turnTimeConstant: return 0...5
-      case .flatEnter: return 10...89
-      case .flatLeave: return 5...88
-      case .verticalLimit: return 0...85
-      case .magnitudeTolerance: return 0.05...0.95
-      case .motionThreshold: return 0.01...0.95
-      case .impactThreshold: return 0.01...0.95
-      case .motionSettleTime: return 0...5
-      case .motionHold: return 0...5
-      case .gapReset: return 0.01...3600
-      case .gravity: return 0.1...1000
-      }
+    public let range: ClosedRange<Double>
+    /// One line on what it does.
+    public let summary: String
+    let path: WritableKeyPath<DetectorParameters, Double> & Sendable
+
+    init(
+      _ rawValue: String, _ unit: String, _ range: ClosedRange<Double>, _ summary: String,
+      _ path: WritableKeyPath<DetectorParameters, Double> & Sendable
+    ) {
+      self.rawValue = rawValue
+      self.unit = unit
+      self.range = range
+      self.summary = summary
+      self.path = path
     }
 
-    /// One line on what it does.
-    public var summary: String {
-      switch self {
-      case .filterTimeConstant: return "low-pass filter time constant (0 = off)"
-      case .hysteresis: return "degrees past 45 before a neighbour is considered"
-      case .decisiveAngle: return "depth into the new sector for a decisive change"
-      case .settleTimeFast: return "hold time for a decisive change"
-      case .settleTimeSlow: return "hold time for a marginal change"
-      case .steadyRate: return "fastest turn still counted as steady"
-      case .settledAngle: return "consecutive samples this close count as steady (0 = off)"
-      case .turnAngle: return "recent turn that makes a change decisive (90 = off)"
-      case .turnTimeConstant: return "reference filter for turn-angle"
-      case .flatEnter: return "tilt from vertical at which the display is flat"
-      case .flatLeave: return "tilt below which a flat display is lifted again"
-      case .verticalLimit: return "largest tilt reported as vertical"
-      case .magnitudeTolerance: return "reject samples whose |a| is off g by more"
-      case .motionThreshold: return "samples whose |a| is off g by more count as motion"
-      case .impactThreshold: return "samples whose |a| is off g by more are impacts"
-      case .motionSettleTime: return "hold time for a decisive change while moving"
-      case .motionHold: return "quiet time after motion before changes settle"
-      case .gapReset: return "sample gap that resets the filter"
-      case .gravity: return "gravity as the sensor reports it at rest"
-      }
+    /// The key called `rawValue`, if there is one.
+    public init?(rawValue: String) {
+      guard let key = Key.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+      self = key
     }
+
+    /// Keys are their names.
+    public static func == (lhs: Key, rhs: Key) -> Bool { lhs.rawValue == rhs.rawValue }
+    /// Hashes the name.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    /// Every key, in the order they are documented.
+    public static let allCases: [Key] = [
+      Key(
+        "filter-time-constant", "s", 0...2, "low-pass filter time constant (0 = off)",
+        \.filterTimeConstant),
+      Key(
+        "hysteresis", "degrees", 0...40, "degrees past 45 before a neighbour is considered",
+        \.hysteresis),
+      Key(
+        "decisive-angle", "degrees", 0...45, "depth into the new sector for a decisive change",
+        \.decisiveAngle),
+      Key("settle-time-fast", "s", 0...5, "hold time for a decisive change", \.settleTimeFast),
+      Key("settle-time-slow", "s", 0...10, "hold time for a marginal change", \.settleTimeSlow),
+      Key(
+        "steady-rate", "degrees/s", 1...10000, "fastest turn still counted as steady",
+        \.steadyRate),
+      Key(
+        "settled-angle", "degrees", 0...10,
+        "consecutive samples this close count as steady (0 = off)", \.settledAngle),
+      Key(
+        "turn-angle", "degrees", 1...90, "recent turn that makes a change decisive (90 = off)",
+        \.turnAngle),
+      Key(
+        "turn-time-constant", "s", 0...5, "reference filter for turn-angle",
+        \.turnTimeConstant),
+      Key(
+        "flat-enter", "degrees", 10...89, "tilt from vertical at which the display is flat",
+        \.flatEnter),
+      Key(
+        "flat-leave", "degrees", 5...88, "tilt below which a flat display is lifted again",
+        \.flatLeave),
+      Key(
+        "vertical-limit", "degrees", 0...85, "largest tilt reported as vertical",
+        \.verticalLimit),
+      Key(
+        "magnitude-tolerance", "fraction of g", 0.05...0.95,
+        "reject samples whose |a| is off g by more", \.magnitudeTolerance),
+      Key(
+        "motion-threshold", "fraction of g", 0.01...0.95,
+        "samples whose |a| is off g by more count as motion", \.motionThreshold),
+      Key(
+        "impact-threshold", "fraction of g", 0.01...0.95,
+        "samples whose |a| is off g by more are impacts", \.impactThreshold),
+      Key(
+        "motion-settle-time", "s", 0...5, "hold time for a decisive change while moving",
+        \.motionSettleTime),
+      Key(
+        "motion-hold", "s", 0...5, "quiet time after motion before changes settle",
+        \.motionHold),
+      Key("gap-reset", "s", 0.01...3600, "sample gap that resets the filter", \.gapReset),
+      Key("gravity", "m/s^2", 0.1...1000, "gravity as the sensor reports it at rest", \.gravity),
+    ]
   }
 
   /// The value of one parameter.
   public subscript(key: Key) -> Double {
-    get {
-      switch key {
-      case .filterTimeConstant: return filterTimeConstant
-      case .hysteresis: return hysteresis
-      case .decisiveAngle: return decisiveAngle
-      case .settleTimeFast: return settleTimeFast
-      case .settleTimeSlow: return settleTimeSlow
-      case .steadyRate: return steadyRate
-      case .settledAngle: return settledAngle
-      case .turnAngle: return turnAngle
-      case .turnTimeConstant: return turnTimeConstant
-      case .flatEnter: return flatEnter
-      case .flatLeave: return flatLeave
-      case .verticalLimit: return verticalLimit
-      case .magnitudeTolerance: return magnitudeTolerance
-      case .motionThreshold: return motionThreshold
-      case .impactThreshold: return impactThreshold
-      case .motionSettleTime: return motionSettleTime
-      case .motionHold: return motionHold
-      case .gapReset: return gapReset
-      case .gravity: return gravity
-      }
-    }
-    set {
-      switch key {
-      case .filterTimeConstant: filterTimeConstant = newValue
-      case .hysteresis: hysteresis = newValue
-      case .decisiveAngle: decisiveAngle = newValue
-      case .settleTimeFast: settleTimeFast = newValue
-      case .settleTimeSlow: settleTimeSlow = newValue
-      case .steadyRate: steadyRate = newValue
-      case .settledAngle: settledAngle = newValue
-      case .turnAngle: turnAngle = newValue
-      case .turnTimeConstant: turnTimeConstant = newValue
-      case .flatEnter: flatEnter = newValue
-      case .flatLeave: flatLeave = newValue
-      case .verticalLimit: verticalLimit = newValue
-      case .magnitudeTolerance: magnitudeTolerance = newValue
-      case .motionThreshold: motionThreshold = newValue
-      case .impactThreshold: impactThreshold = newValue
-      case .motionSettleTime: motionSettleTime = newValue
-      case .motionHold: motionHold = newValue
-      case .gapReset: gapReset = newValue
-      case .gravity: gravity = newValue
-      }
-    }
+    get { self[keyPath: key.path] }
+    set { self[keyPath: key.path] = newValue }
   }
 
-  /// The valid keys, comma-separated, for messages.
-  public static var validKeys: String { Key.allCases.map(\.rawValue).joined(separator: ", ") }
+  /// The `[detector]` section: one row per `Key`, and the relations between them.
+  public static let table = ConfigTable<DetectorParameters>(
+    section: "detector",
+    keys: Key.allCases.map { .number($0.rawValue, $0.unit, $0.range, $0.summary, $0.path) },
+    check: { (parameters: DetectorParameters) throws(ConfigValueError) in
+      try parameters.checkRelations()
+    })
+
+  /// `validate(source:)` for the table, which adds the place.
+  private func checkRelations() throws(ConfigValueError) {
+    do {
+      try validate(source: "")
+    } catch {
+      throw ConfigValueError(error.reason)
+    }
+  }
 
   /// Sets one parameter from its text form, checking the key and the range.
   ///
@@ -280,27 +231,7 @@ public struct DetectorParameters: Sendable, Equatable {
   public mutating func set(key: String, value: String, source: String, line: Int)
     throws(ConfigError)
   {
-    guard let parsed = Key(rawValue: key) else {
-      throw ConfigError(
-        source: source, line: line,
-        reason: "unknown detector parameter '\(key)'; valid: \(DetectorParameters.validKeys)")
-    }
-    let number: Double
-    do {
-      number = try DecimalText.parseDouble(value)
-    } catch {
-      throw ConfigError(
-        source: source, line: line, reason: "\(key) = '\(value)': \(error), expected a number")
-    }
-    let range = parsed.range
-    guard range.contains(number) else {
-      throw ConfigError(
-        source: source, line: line,
-        reason:
-          "\(key) = \(value) is out of range: must be \(shortDecimal(range.lowerBound))"
-          + " to \(shortDecimal(range.upperBound)) \(parsed.unit)")
-    }
-    self[parsed] = number
+    try DetectorParameters.table.set(key, value, in: &self, source: source, line: line)
   }
 
   /// Checks the relations between parameters.
@@ -353,9 +284,6 @@ public struct DetectorParameters: Sendable, Equatable {
 
   /// Reads a `[detector]` section on top of the defaults.
   ///
-  /// - Parameters:
-  ///   - section: the section; its entries are applied in order.
-  ///   - source: the file it came from, for errors.
   /// - Throws: `ConfigError` at the entry's line for an unknown key or bad value, or (line of
   ///   the section header) for conflicting values.
   public init(section: ConfigFile.Section, source: String) throws(ConfigError) {
@@ -369,20 +297,22 @@ public struct DetectorParameters: Sendable, Equatable {
   /// - Throws: `ConfigError` naming the file and line.
   public init(config: ConfigFile) throws(ConfigError) {
     self.init()
-    for section in config.sections(named: "detector") {
-      try apply(section: section, source: config.source)
-    }
+    try DetectorParameters.table.read(config, into: &self)
   }
 
   /// Applies a `[detector]` section's entries on top of the current values, then validates.
   public mutating func apply(section: ConfigFile.Section, source: String) throws(ConfigError) {
-    for entry in section.entries {
-      try set(key: entry.key, value: entry.value, source: source, line: entry.line)
-    }
-    do {
-      try validate(source: source)
-    } catch {
-      throw ConfigError(source: source, line: section.line, reason: error.reason)
-    }
+    try DetectorParameters.table.apply(section, to: &self, source: source)
+  }
+}
+
+extension DetectorParameters {
+  /// The squared magnitude limits (reject, motion, impact: low/high) for a gravity.
+  func magnitudeLimits(gravity g: Double) -> (Double, Double, Double, Double, Double, Double) {
+    (
+      square(g * (1 - magnitudeTolerance)), square(g * (1 + magnitudeTolerance)),
+      square(g * (1 - motionThreshold)), square(g * (1 + motionThreshold)),
+      square(g * (1 - impactThreshold)), square(g * (1 + impactThreshold))
+    )
   }
 }

@@ -62,10 +62,56 @@ public struct FaceSettings: Equatable, Sendable {
   /// `PREFIX/libexec/orientd`).
   public var program: String?
 
+  /// The `[face]` section, one row per key.
+  public static let table = ConfigTable<FaceSettings>(
+    section: "face",
+    keys: [
+      .boolean(
+        "enabled", "use the front camera to confirm rotations", \.enabled, words: ("yes", "no")),
+      .parsed(
+        "camera", accepts: "auto | v4l2[:/dev/videoN] | file:DIR | libcamera[:ID]",
+        summary: "the camera facing the user", \.camera, show: { $0 }, parse: parseCamera),
+      .integer(
+        "timeout", "ms", 100...5000, "how long a proposal may wait for the camera",
+        \.timeoutMilliseconds),
+      .parsed(
+        "sensor-rotation", accepts: "auto | 0 | 90 | 180 | 270",
+        summary: "the camera's mounting correction, clockwise degrees", \.sensorRotation,
+        show: { $0.map { "\($0)" } ?? "auto" }, parse: parseRotation),
+      .boolean(
+        "mirror", "frames are a mirror image of the device's view", \.mirror, words: ("yes", "no")),
+      .integer("frames", "", 1...10, "frames looked at, at most", \.frames),
+      .parsed(
+        "program", accepts: "absolute path",
+        summary: "orientd-face (default: beside orientd, then PREFIX/libexec/orientd)",
+        \.program, show: { $0 ?? "" }, parse: parseProgram),
+    ])
+
+  private static func parseCamera(_ text: String) throws(ConfigValueError) -> String {
+    guard isCameraSpec(text) else {
+      throw ConfigValueError(
+        "camera '\(text)' must be auto, v4l2[:/dev/videoN], file:DIR or libcamera[:ID]")
+    }
+    return text
+  }
+
+  private static func parseRotation(_ text: String) throws(ConfigValueError) -> Int? {
+    if text == "auto" { return nil }
+    guard let degrees = Int(text), [0, 90, 180, 270].contains(degrees) else {
+      throw ConfigValueError("sensor-rotation '\(text)' must be auto, 0, 90, 180 or 270")
+    }
+    return degrees
+  }
+
+  private static func parseProgram(_ text: String) throws(ConfigValueError) -> String? {
+    guard text.hasPrefix("/") else {
+      throw ConfigValueError("program '\(text)' must be an absolute path")
+    }
+    return text
+  }
+
   /// The keys, for messages and documentation.
-  public static let keys = [
-    "enabled", "camera", "timeout", "sensor-rotation", "mirror", "frames", "program",
-  ]
+  public static var keys: [String] { table.names }
 
   /// The defaults.
   public init() {}
@@ -75,69 +121,7 @@ public struct FaceSettings: Equatable, Sendable {
   /// - Throws: `ConfigError` at the file and line of an unknown key or a bad value.
   public init(config: ConfigFile) throws(ConfigError) {
     self.init()
-    for section in config.sections(named: "face") {
-      try apply(section: section, source: config.source)
-    }
-  }
-
-  /// Applies a `[face]` section's entries on top of the current values.
-  public mutating func apply(section: ConfigFile.Section, source: String) throws(ConfigError) {
-    for entry in section.entries {
-      try set(entry.key, entry.value, source: source, line: entry.line)
-    }
-  }
-
-  /// Sets one key.
-  ///
-  /// - Throws: `ConfigError` naming `source:line`, the key and what it accepts.
-  public mutating func set(_ key: String, _ value: String, source: String, line: Int)
-    throws(ConfigError)
-  {
-    func fail(_ reason: String) -> ConfigError {
-      ConfigError(source: source, line: line, reason: "[face] \(key) = \(value): \(reason)")
-    }
-    func integer(_ range: ClosedRange<Int>) throws(ConfigError) -> Int {
-      guard let number = Int(value), range.contains(number) else {
-        throw fail("must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-      }
-      return number
-    }
-    func boolean() throws(ConfigError) -> Bool {
-      switch value.lowercased() {
-      case "yes", "true", "on", "1": return true
-      case "no", "false", "off", "0": return false
-      default: throw fail("must be yes or no")
-      }
-    }
-    switch key {
-    case "enabled": enabled = try boolean()
-    case "camera":
-      guard FaceSettings.isCameraSpec(value) else {
-        throw fail("must be auto, v4l2[:/dev/videoN], file:DIR or libcamera[:ID]")
-      }
-      camera = value
-    case "timeout": timeoutMilliseconds = try integer(100...5000)
-    case "sensor-rotation":
-      if value == "auto" {
-        sensorRotation = nil
-      } else {
-        guard let degrees = Int(value), [0, 90, 180, 270].contains(degrees) else {
-          throw fail("must be auto, 0, 90, 180 or 270")
-        }
-        sensorRotation = degrees
-      }
-    case "mirror": mirror = try boolean()
-    case "frames": frames = try integer(1...10)
-    case "program":
-      guard value.hasPrefix("/") else { throw fail("must be an absolute path") }
-      program = value
-    default:
-      throw ConfigError(
-        source: source, line: line,
-        reason:
-          "unknown key \"\(key)\" in [face] (known: \(FaceSettings.keys.joined(separator: ", ")))"
-      )
-    }
+    try FaceSettings.table.read(config, into: &self)
   }
 
   /// Whether `text` names a camera: `auto`, `v4l2`, `v4l2:/PATH`, `file:PATH`, `libcamera`,

@@ -61,73 +61,88 @@ public struct HingeParameters: Sendable, Equatable {
   /// The defaults.
   public init() {}
 
+  /// The `[posture]` keys of the hinge tracker (also `orientd replay --set`), one row each.
+  public static let table = ConfigTable<HingeParameters>(
+    section: "posture",
+    keys: [
+      .parsed(
+        "hinge-axis", accepts: "x | -x | y | -y | z | -z | three numbers",
+        summary:
+          "the hinge axis in both parts' frames (default: udev's ORIENTD_HINGE_AXIS, else x)",
+        \.hingeAxis, show: axisText, parse: parseAxis),
+      .number(
+        "hinge-filter-time-constant", "s", 0...2, "low-pass filter on each part",
+        \.filterTimeConstant),
+      .number(
+        "vertical-hinge-angle", "degrees", 0...80, "gravity this close to the axis hides the angle",
+        \.verticalHingeAngle),
+      .number(
+        "acceleration-tolerance", "fraction of g", 0.01...2, "beyond it a part is accelerating",
+        \.accelerationTolerance),
+      .number(
+        "reliable-hold", "s", 0...10, "usable readings before the angle is reliable again",
+        \.reliableHold),
+      .number("maximum-skew", "s", 0.01...10, "most one part may lag the other", \.maximumSkew),
+      .number("posture-settle-time", "s", 0...10, "hold time for a new posture", \.settleTime),
+      .number(
+        "posture-hysteresis", "degrees", 0...30, "past a posture's edge before the next",
+        \.hysteresis),
+      .number("closed-below", "degrees", 1...90, "upper edge of closed", \.closedBelow),
+      .number("flat-from", "degrees", 90...180, "lower edge of flat", \.flatFrom),
+      .number("flat-to", "degrees", 180...270, "upper edge of flat", \.flatTo),
+      .number("tablet-from", "degrees", 270...359, "lower edge of tablet", \.tabletFrom),
+      .number(
+        "tent-stand-margin", "fraction of g", 0...1, "display y that tells tent from stand",
+        \.tentStandMargin),
+      .number(
+        "report-step", "degrees", 0...90, "HingeAngle changes in steps this large", \.reportStep),
+    ])
+
   /// The kebab-case keys of `replay --set` and `[posture]`, in declaration order.
-  public static let keys = [
-    "hinge-axis", "hinge-filter-time-constant", "vertical-hinge-angle", "acceleration-tolerance",
-    "reliable-hold", "maximum-skew", "posture-settle-time", "posture-hysteresis", "closed-below",
-    "flat-from", "flat-to", "tablet-from", "tent-stand-margin", "report-step",
-  ]
+  public static var keys: [String] { table.names }
 
   /// Sets one parameter from its key and text value.
   ///
   /// - Throws: `HingeParameterError` for an unknown key, a value that is not a number (or an
   ///   axis), or one out of range.
   public mutating func set(_ key: String, _ text: String) throws(HingeParameterError) {
-    if key == "hinge-axis" {
-      guard let axis = HingeParameters.axis(text) else {
-        throw HingeParameterError(
-          key: key,
-          reason: "'\(text)' is not an axis: expected x, -x, y, -y, z, -z or three numbers")
-      }
-      hingeAxis = axis
-      return
-    }
-    guard let value = try? DecimalText.parseDouble(text), value.isFinite else {
-      throw HingeParameterError(key: key, reason: "'\(text)' is not a number")
-    }
-    guard let (range, field) = HingeParameters.numeric[key] else {
+    guard let row = HingeParameters.table.key(key) else {
       throw HingeParameterError(
-        key: key, reason: "unknown key (known: \(HingeParameters.keys.joined(separator: ", ")))")
+        key: key,
+        reason: "unknown key '\(key)' (known: \(HingeParameters.keys.joined(separator: ", ")))")
     }
-    guard range.contains(value) else {
-      throw HingeParameterError(
-        key: key, reason: "\(text) is outside \(range.lowerBound)...\(range.upperBound)")
+    do {
+      try row.set(text, in: &self)
+    } catch {
+      throw HingeParameterError(key: key, reason: error.reason)
     }
-    self[keyPath: field] = value
   }
-
-  /// The numeric keys: their allowed range and field.
-  private static let numeric:
-    [String: (ClosedRange<Double>, WritableKeyPath<HingeParameters, Double> & Sendable)] = [
-      "hinge-filter-time-constant": (0...2, \.filterTimeConstant),
-      "vertical-hinge-angle": (0...80, \.verticalHingeAngle),
-      "acceleration-tolerance": (0.01...2, \.accelerationTolerance),
-      "reliable-hold": (0...10, \.reliableHold),
-      "maximum-skew": (0.01...10, \.maximumSkew),
-      "posture-settle-time": (0...10, \.settleTime),
-      "posture-hysteresis": (0...30, \.hysteresis),
-      "closed-below": (1...90, \.closedBelow),
-      "flat-from": (90...180, \.flatFrom),
-      "flat-to": (180...270, \.flatTo),
-      "tablet-from": (270...359, \.tabletFrom),
-      "tent-stand-margin": (0...1, \.tentStandMargin),
-      "report-step": (0...90, \.reportStep),
-    ]
 
   /// `key`'s value as `set` reads it, with its allowed range for the numeric keys
   /// (`0.02 (0...2)`; `x` for the axis), for `orientd --help`; nil for an unknown key.
   public func describe(_ key: String) -> String? {
-    if key == "hinge-axis" {
-      let named: [(String, Vector3)] = [
-        ("x", Vector3(1, 0, 0)), ("-x", Vector3(-1, 0, 0)), ("y", Vector3(0, 1, 0)),
-        ("-y", Vector3(0, -1, 0)), ("z", Vector3(0, 0, 1)), ("-z", Vector3(0, 0, -1)),
-      ]
-      return named.first { $0.1 == hingeAxis }?.0
-        ?? [hingeAxis.x, hingeAxis.y, hingeAxis.z].map(shortDecimal).joined(separator: ",")
-    }
-    guard let (range, field) = HingeParameters.numeric[key] else { return nil }
-    return "\(shortDecimal(self[keyPath: field])) (\(shortDecimal(range.lowerBound))..."
+    guard let row = HingeParameters.table.key(key) else { return nil }
+    guard let range = row.range else { return row.value(in: self) }
+    return "\(row.value(in: self)) (\(shortDecimal(range.lowerBound))..."
       + "\(shortDecimal(range.upperBound)))"
+  }
+
+  private static func parseAxis(_ text: String) throws(ConfigValueError) -> Vector3 {
+    guard let axis = axis(text) else {
+      throw ConfigValueError(
+        "hinge-axis '\(text)' is not an axis: expected x, -x, y, -y, z, -z or three numbers")
+    }
+    return axis
+  }
+
+  /// An axis as `hinge-axis` spells it: `x`, `-y`, ... or three numbers.
+  @Sendable static func axisText(_ axis: Vector3) -> String {
+    let named: [(String, Vector3)] = [
+      ("x", Vector3(1, 0, 0)), ("-x", Vector3(-1, 0, 0)), ("y", Vector3(0, 1, 0)),
+      ("-y", Vector3(0, -1, 0)), ("z", Vector3(0, 0, 1)), ("-z", Vector3(0, 0, -1)),
+    ]
+    return named.first { $0.1 == axis }?.0
+      ?? [axis.x, axis.y, axis.z].map(shortDecimal).joined(separator: ",")
   }
 
   /// Parses a hinge axis: `x`, `-y`, ... or three numbers (normalised).
@@ -166,8 +181,8 @@ public struct HingeParameterError: Error, Equatable, Sendable, CustomStringConve
     self.reason = reason
   }
 
-  /// `key: reason`.
-  public var description: String { "\(key): \(reason)" }
+  /// The reason (it names the key).
+  public var description: String { reason }
 }
 
 /// One of the two accelerometers of a convertible.

@@ -75,6 +75,32 @@ public struct Quaternion: Equatable, Hashable, Sendable, CustomStringConvertible
     self = Quaternion(w: 1 + d, x: c.x, y: c.y, z: c.z).normalized
   }
 
+  /// The rotation of a proper rotation matrix given row by row (`m` turns vectors `v` into
+  /// `m v`), by Shepperd's method; `nil` unless `m` has nine entries and determinant near 1.
+  public init?(rotationMatrix m: [Double]) {
+    guard m.count == 9 else { return nil }
+    let det =
+      m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2]
+      * (m[3] * m[7] - m[4] * m[6])
+    guard abs(det - 1) < 0.1 else { return nil }
+    let trace = m[0] + m[4] + m[8]
+    let q: Quaternion
+    if trace > 0 {
+      let s = (trace + 1).squareRoot() * 2
+      q = Quaternion(w: s / 4, x: (m[7] - m[5]) / s, y: (m[2] - m[6]) / s, z: (m[3] - m[1]) / s)
+    } else if m[0] > m[4] && m[0] > m[8] {
+      let s = (1 + m[0] - m[4] - m[8]).squareRoot() * 2
+      q = Quaternion(w: (m[7] - m[5]) / s, x: s / 4, y: (m[1] + m[3]) / s, z: (m[2] + m[6]) / s)
+    } else if m[4] > m[8] {
+      let s = (1 + m[4] - m[0] - m[8]).squareRoot() * 2
+      q = Quaternion(w: (m[2] - m[6]) / s, x: (m[1] + m[3]) / s, y: s / 4, z: (m[5] + m[7]) / s)
+    } else {
+      let s = (1 + m[8] - m[0] - m[4]).squareRoot() * 2
+      q = Quaternion(w: (m[3] - m[1]) / s, x: (m[2] + m[6]) / s, y: (m[5] + m[7]) / s, z: s / 4)
+    }
+    self = q.normalized
+  }
+
   /// The Euclidean norm.
   @inlinable
   public var norm: Double { (w * w + x * x + y * y + z * z).squareRoot() }

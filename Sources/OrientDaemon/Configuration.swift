@@ -4,15 +4,25 @@ import SystemKit
 import TextFormats
 
 /// Everything `/etc/orientd.conf` configures: the detector (`[detector]`), how sensors are
-/// sampled (`[sampling]`) and per-device overrides (`[device "NAME"]`).
+/// sampled (`[sampling]`), per-device overrides (`[device "NAME"]`), convertibles
+/// (`[posture]`), motion (`[motion]`) and face-aware rotation (`[face]`, off by default).
 ///
 /// Unknown sections, unknown keys and bad values are errors naming the file and line; a
 /// daemon keeps its previous configuration when a reload finds one.
 public struct DaemonConfiguration: Equatable, Sendable {
   /// `/etc/orientd.conf`, read when it exists and no `--config` is given.
   public static let defaultPath = "/etc/orientd.conf"
+  /// Every section and key orientd knows, declared once (`orientd --config-keys` prints it).
+  public static let schema = ConfigSchema<DaemonConfiguration>([
+    .single(DetectorParameters.table, at: \.detector, defaults: DetectorParameters()),
+    SensorsConfiguration.samplingSection.lifted(\.sensors),
+    SensorsConfiguration.deviceSection.lifted(\.sensors),
+    .single(PostureSettings.table, at: \.posture, defaults: PostureSettings()),
+    .single(MotionSettings.table, at: \.motion, defaults: MotionSettings()),
+    .single(FaceSettings.table, at: \.face, defaults: FaceSettings()),
+  ])
   /// The sections orientd knows.
-  public static let sectionNames = ["detector", "sampling", "device", "posture"]
+  public static var sectionNames: [String] { schema.names }
 
   /// `[detector]`.
   public var detector = DetectorParameters()
@@ -22,53 +32,37 @@ public struct DaemonConfiguration: Equatable, Sendable {
   public var ambient = AmbientConfiguration()
   /// `[posture]`: convertibles (hinge, tablet-mode switch).
   public var posture = PostureSettings()
+  /// `[motion]`: org.orientd.Motion1's property rate and the fusion.
+  public var motion = MotionSettings()
+  /// `[face]`: face-aware rotation with the front camera (docs/face.md).
+  public var face = FaceSettings()
   /// The file it was read from (`nil`: built-in defaults).
   public var source: String?
 
   /// The built-in defaults.
   public init() {}
 
-  /// What the sensor layer reads with.
+  /// What the sensor layer reads with: `[sampling]` and `[device "..."]`.
   public var sensors: SensorsConfiguration {
-    var sensors = SensorsConfiguration()
-    sensors.accelerometer = accelerometer
-    sensors.ambient = ambient
-    return sensors
+    get {
+      var sensors = SensorsConfiguration()
+      sensors.accelerometer = accelerometer
+      sensors.ambient = ambient
+      return sensors
+    }
+    set {
+      accelerometer = newValue.accelerometer
+      ambient = newValue.ambient
+    }
   }
 
-  /// Interprets a parsed file.
+  /// Interprets a parsed file on top of the defaults: a section the file lacks keeps its
+  /// defaults (a reload that removes a key restores its default).
   ///
   /// - Throws: `ConfigError` at `path:line` for an unknown section, an entry outside any
   ///   section, an unknown key or a bad value.
   public init(_ file: ConfigFile) throws(ConfigError) {
-    for section in file.sections where !DaemonConfiguration.sectionNames.contains(section.name) {
-      if section.name.isEmpty {
-        throw ConfigError(
-          source: file.source, line: section.entries.first?.line ?? 0,
-          reason: "'\(section.entries.first?.key ?? "")' is outside any section; put it under "
-            + "[detector], [sampling], [posture] or [device \"NAME\"]")
-      }
-      throw ConfigError(
-        source: file.source, line: section.line,
-        reason: "unknown section [\(section.name)] (known: [detector], [sampling], "
-          + "[posture], [device \"NAME\"])")
-    }
-    detector = try DetectorParameters(config: file)
-    accelerometer = try AccelerometerConfiguration(file)
-    for section in file.sections(named: "sampling") {
-      for entry in section.entries
-      where entry.key == "light-interval" || entry.key == "proximity-interval" {
-        // Checked by AccelerometerConfiguration: a number of seconds within 0.05 ... 10.
-        let seconds = (try? DecimalText.parseDouble(entry.value)) ?? 0.5
-        let interval = Duration.milliseconds(Int64((seconds * 1000).rounded()))
-        if entry.key == "light-interval" {
-          ambient.lightInterval = interval
-        } else {
-          ambient.proximityInterval = interval
-        }
-      }
-    }
-    posture = try PostureSettings(file)
+    try DaemonConfiguration.schema.read(file, into: &self)
     source = file.source
   }
 

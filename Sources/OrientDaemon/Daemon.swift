@@ -47,6 +47,8 @@ public final class OrientDaemon {
   private var connection: DBusConnection?
   private var tracker: DBusClientTracker?
   private var ownedNames: [String] = []
+  /// logind's lock and power saving, followed while `[face] enabled`.
+  private var systemState: SystemStateFollower?
 
   /// orientd's own bus name and interface.
   public static let orientdName = Wire.orientdName
@@ -136,6 +138,14 @@ public final class OrientDaemon {
       reading: { [weak self] () throws(DBusError) -> [DBusValue] in
         guard let self else { throw DBusError(.failed, "shutting down") }
         return try self.core.reading()
+      },
+      motionValue: { [weak self] name, sender in
+        self?.core.motionValue(name, for: sender) ?? name.value(in: PublishedState())
+      },
+      openStream: { [weak self] invocation in
+        guard let self else { return invocation.fail(.failed, "shutting down") }
+        let options = invocation.arguments.first?.stringKeyedDictionary ?? [:]
+        self.core.openStream(invocation, options: options) { invocation.reply($0) }
       })
     let state = core.published
     do {
@@ -143,6 +153,8 @@ public final class OrientDaemon {
       try publisher.record(OrientdProperty.self, state, at: Wire.orientationPath)
       try connection.export([BusInterfaces.posture(handlers)], at: Wire.posturePath)
       try publisher.record(PostureProperty.self, state, at: Wire.posturePath)
+      try connection.export([BusInterfaces.motion(handlers)], at: Wire.motionPath)
+      try publisher.record(MotionProperty.self, state, at: Wire.motionPath)
     } catch {
       throw StatusError(.unavailable, "cannot export \(Wire.orientationPath): \(error)")
     }
@@ -170,6 +182,7 @@ public final class OrientDaemon {
     } catch {
       logger.warning("cannot follow system sleep through \(Logind.name): \(error)")
     }
+    followSystemState()
     let names = ownedNames.joined(separator: " and ")
     logger.notice(
       "serving \(names) on \(connection.address); "
@@ -217,6 +230,8 @@ public final class OrientDaemon {
     guard exitStatus == nil else { return }
     exitStatus = status
     core.shutdown()
+    systemState?.close()
+    systemState = nil
     if let connection {
       if connection.isConnected {
         for name in ownedNames { _ = try? connection.releaseName(name) }
@@ -240,7 +255,34 @@ public final class OrientDaemon {
   // MARK: Configuration
 
   /// Applies a new configuration (`DaemonCore.reload`).
-  public func reload(_ new: DaemonConfiguration) { core.reload(new) }
+  public func reload(_ new: DaemonConfiguration) {
+    core.reload(new)
+    if exitStatus == nil && connection != nil { followSystemState() }
+  }
+
+  /// Follows the session's lock and power saving on the daemon's bus (the system bus) while
+  /// face-aware rotation is on; until they are known the camera is not used (the lock state is
+  /// unknown).
+  private func followSystemState() {
+    guard core.isFaceResolving else {
+      systemState?.close()
+      systemState = nil
+      core.faceConditions = FaceConditions()
+      return
+    }
+    guard systemState == nil, let connection else { return }
+    let follower = SystemStateFollower(connection: connection, logger: logger.child("face"))
+    follower.onChange = { [weak self] conditions in self?.core.faceConditions = conditions }
+    do {
+      try follower.start()
+      systemState = follower
+    } catch {
+      follower.close()
+      logger.warning(
+        "cannot follow logind and power-profiles-daemon on \(connection.address) "
+          + "(\(error.message)): the camera is not used for face-aware rotation")
+    }
+  }
 
   /// SIGHUP: re-reads the configuration file; a broken file is reported and the previous
   /// configuration stays.

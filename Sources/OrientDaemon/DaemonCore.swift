@@ -1,4 +1,5 @@
 import DBusKit
+import FaceClient
 import OrientCore
 import OrientLog
 import OrientWire
@@ -32,17 +33,23 @@ public final class DaemonCore {
   let orientation: OrientationService
   let posture: PostureController
   let sleep: SleepGuard
+  let face: FaceService
+  let motion: MotionService
+  /// `OpenStream`'s streams (only with a loop: they are sockets on it).
+  let streams: MotionStreams?
   private var bus: (any BusPublisher)?
   private var logger: Logger
   private var wanted: Set<SensorKind> = []
   private var isShutDown = false
 
   /// A core on `sensors` and `scheduler`; firmware tablet-mode switches are followed on `loop`
-  /// and `watcher` when given.
+  /// and `watcher` when given. Face-aware rotation asks with `faceAsker` (default: orientd-face
+  /// children on `loop`) and finds the program with `locateFaceProgram`.
   public init(
     configuration: DaemonConfiguration, sensors: any SensorSource, scheduler: any Scheduler,
     claimReplyBound: Duration, logger: Logger, loop: EventLoop? = nil,
-    watcher: DeviceWatcher? = nil
+    watcher: DeviceWatcher? = nil, faceAsker: (any FaceAsking)? = nil,
+    locateFaceProgram: @escaping (String?) -> String? = FaceProgram.locate
   ) {
     self.configuration = configuration
     self.sensors = sensors
@@ -50,9 +57,16 @@ public final class DaemonCore {
     desk = ClaimDesk(scheduler: scheduler, bound: claimReplyBound, logger: logger)
     orientation = OrientationService(parameters: configuration.detector, logger: logger)
     sleep = SleepGuard(sensors: sensors, scheduler: scheduler, logger: logger.child("sleep"))
+    motion = MotionService(settings: configuration.motion, logger: logger.child("motion"))
+    streams = loop.map {
+      MotionStreams(loop: $0, scheduler: scheduler, logger: logger.child("motion"))
+    }
     posture = PostureController(
       sensors: sensors, loop: loop, watcher: watcher, settings: configuration.posture,
       logger: logger.child("posture"))
+    face = FaceService(
+      scheduler: scheduler, asker: faceAsker ?? loop.map { ChildFaceAsking(loop: $0) },
+      locate: locateFaceProgram, logger: logger.child("face"))
     sensors.onEvent = { [weak self] event in self?.sensorEvent(event) }
     desk.onClaimsChanged = { [weak self] in self?.claimsChanged() }
     desk.answer = { [weak self] call, target in
@@ -60,6 +74,9 @@ public final class DaemonCore {
     }
     posture.onChange = { [weak self] in self?.postureChanged() }
     posture.onWantsSensorsChanged = { [weak self] in self?.applyWanted() }
+    face.onDecision = { [weak self] decision in self?.faceDecided(decision) }
+    face.onCameraInUse = { [weak self] inUse in self?.cameraInUse(inUse) }
+    face.configure(configuration.face, published: published.orientation)
   }
 
   /// Once the sensors are enumerated: the posture looks for firmware switches (and may want
@@ -67,6 +84,7 @@ public final class DaemonCore {
   public func begin() {
     posture.begin(hasDisplay: sensors.status(of: .accelerometer) != nil)
     published.posture = posture.state
+    published.motion = motion.state
     applyWanted()
   }
 
@@ -99,10 +117,30 @@ public final class DaemonCore {
   /// The posture's state.
   public var postureState: PostureState { posture.state }
 
+  /// Whether proposals go through the face resolver (`[face] enabled` and orientd-face
+  /// found).
+  public var isFaceResolving: Bool { face.resolution != nil }
+
+  /// The session's lock and power saving, from the bus followers.
+  public var faceConditions: FaceConditions {
+    get { face.conditions }
+    set { face.conditions = newValue }
+  }
+
   // MARK: Calls
 
-  /// A `Claim*` call of `target`.
-  public func claim(_ call: any ClaimCall, _ target: ClaimTarget) { desk.claim(call, target) }
+  /// A `Claim*` call of `target`. Motion with neither a gyroscope nor a rotation sensor is
+  /// refused (`NoSensor`, as dbus/org.orientd.Motion1.xml says); `HasGyroscope` and
+  /// `HasRotation` tell a client when to try again.
+  public func claim(_ call: any ClaimCall, _ target: ClaimTarget) {
+    if target == .motion, sensors.status(of: .gyroscope) == nil,
+      sensors.status(of: .rotation) == nil
+    {
+      return call.fail(
+        Wire.noMotionSensorError, "no gyroscope or rotation sensor (HasRotation is false)")
+    }
+    desk.claim(call, target)
+  }
 
   /// A `Release*` call of `target`.
   public func release(_ call: any ClaimCall, _ target: ClaimTarget) {
@@ -119,12 +157,23 @@ public final class DaemonCore {
 
   /// Applies a new configuration: new detector parameters start a fresh detector, a changed
   /// accelerometer part re-describes the sensors and reads them afresh, new ambient intervals
-  /// apply from the next claim.
+  /// apply from the next claim, new `[motion]` settings start a fresh fusion.
   public func reload(_ new: DaemonConfiguration) {
     orientation.reload(new.detector)
+    let motionChanged = new.motion != configuration.motion
     configuration = new
     sensors.update(configuration: new.sensors)
     posture.reload(new.posture)
+    if motionChanged {
+      motion.reload(new.motion)
+      publishMotion(motion.state.keepingValues(of: published.motion))
+    }
+    let wasResolving = face.resolution
+    face.configure(new.face, published: published.orientation)
+    if face.resolution !== wasResolving {
+      // A question the old settings were asking is asked again with the new ones.
+      proposeCurrentDetection()
+    }
   }
 
   /// Stops reading (restoring the sensors' settings), answers held claims, fails calls waiting
@@ -133,9 +182,11 @@ public final class DaemonCore {
     guard !isShutDown else { return }
     isShutDown = true
     sensors.stopAll()
+    streams?.removeAll()
     wanted = []
     sleep.close()
     posture.shutdown()
+    face.close()
     desk.close()
   }
 
@@ -143,6 +194,12 @@ public final class DaemonCore {
 
   private func claimsChanged() {
     posture.setClaimed(!desk.claims.claimers(.posture).isEmpty)
+    // A client that released motion or left the bus loses its streams.
+    let motionClaimers = Set(desk.claims.claimers(.motion))
+    for client in streamOwners where !motionClaimers.contains(client) {
+      streams?.remove(client: client)
+    }
+    streamOwners = streamOwners.intersection(motionClaimers)
     applyWanted()
   }
 
@@ -155,6 +212,7 @@ public final class DaemonCore {
     for kind in SensorKind.allCases where now.contains(kind) != before.contains(kind) {
       if now.contains(kind) {
         if kind == .accelerometer { orientation.restart() }
+        if kind == .gyroscope || kind == .rotation || kind == .magnetometer { motion.restart() }
         sensors.setWanted(kind, true)
       } else {
         sensors.setWanted(kind, false)
@@ -183,7 +241,12 @@ public final class DaemonCore {
     case .reading(let kind, let reading):
       sleep.reading(kind)
       switch kind {
-      case .accelerometer: process(reading)
+      case .accelerometer:
+        if wanted.contains(.gyroscope) { motionReading(reading) }
+        process(reading)
+      case .gyroscope, .rotation, .magnetometer:
+        motionReading(reading)
+        desk.firstReading(kind)
       case .baseAccelerometer: posture.base(reading)
       case .hinge: posture.measured(reading)
       case .light, .proximity, .compass:
@@ -205,6 +268,11 @@ public final class DaemonCore {
       posture.baseChanged(status?.accelerometer)
     case .hinge:
       posture.hingeSensorChanged(status?.sensor.hingeAngle)
+    case .gyroscope, .rotation, .magnetometer:
+      motion.sensorChanged(kind, status)
+      // Presence and the sensors' descriptions (broadcast); the values stay as published
+      // until the next reading, so that a broadcast never carries them.
+      publishMotion(motion.state.keepingValues(of: published.motion))
     case .light, .proximity, .compass:
       publishAmbient(
         kind, AmbientService.sensorChanged(kind, status?.sensor.ambient, in: published.ambient))
@@ -221,13 +289,60 @@ public final class DaemonCore {
     next.sensorProxyTilt = proxyTilt
     guard let update else { return publishAccelerometer(next) }
     // Undefined only while flat since the start: then the last orientation stays published.
-    next.orientation = effectiveOrientation(update.orientation)
+    let detected = effectiveOrientation(update.orientation)
     next.tilt = update.tilt
+    next = proposed(detected, in: next)
     if next.orientation != published.orientation {
       logger.info("orientation \(next.orientation.rawValue) (tilt \(next.tilt.rawValue))")
     }
     publishAccelerometer(next)
     desk.firstReading(.accelerometer)
+  }
+
+  /// `next` with the orientation to publish for `detected`: `detected` itself, or with
+  /// face-aware rotation what the resolver decides (the current orientation while the camera
+  /// is asked or after a veto).
+  private func proposed(_ detected: Orientation, in state: PublishedState) -> PublishedState {
+    var next = state
+    guard face.resolution != nil, !posture.holdsOrientationNormal else {
+      next.orientation = detected
+      next.suggestedOrientation = nil
+      return next
+    }
+    if detected != next.suggestedOrientation { next.suggestedOrientation = nil }
+    let (orientation, decision) = face.propose(detected, published: published.orientation)
+    next.orientation = orientation
+    // Asking started orientd-face and published CameraInUse meanwhile.
+    next.cameraInUse = published.cameraInUse
+    if let decision { next.suggestedOrientation = decision.changed ? nil : decision.proposed }
+    return next
+  }
+
+  /// After a reload that made a new resolver: the detector's orientation, if it differs from
+  /// what is published, is proposed to it.
+  private func proposeCurrentDetection() {
+    guard orientation.detector.hasReading else { return }
+    let next = proposed(effectiveOrientation(orientation.detector.orientation), in: published)
+    if next != published { publishAccelerometer(next) }
+  }
+
+  /// The camera's answer (or the timeout) decided a proposal.
+  private func faceDecided(_ decision: FaceDecision) {
+    var next = published
+    next.orientation = decision.orientation
+    next.suggestedOrientation = decision.changed ? nil : decision.proposed
+    if next.orientation != published.orientation {
+      logger.info("orientation \(next.orientation.rawValue) (tilt \(next.tilt.rawValue))")
+    }
+    publishAccelerometer(next)
+  }
+
+  /// orientd-face started or stopped: `CameraInUse`, broadcast.
+  private func cameraInUse(_ inUse: Bool) {
+    guard published.cameraInUse != inUse else { return }
+    var next = published
+    next.cameraInUse = inUse
+    publishAccelerometer(next)
   }
 
   /// The posture's published state changed; with `laptop-orientation = normal` the
@@ -255,10 +370,13 @@ public final class DaemonCore {
   /// would otherwise never hear that a sensor arrived).
   private func publishAccelerometer(_ next: PublishedState) {
     published = next
+    // An orientation set without the resolver drops its question (which may publish
+    // CameraInUse first): what goes out is `published` after that.
+    face.follow(next.orientation)
     guard let bus else { return }
-    bus.publish(next, on: .orientation, to: desk.claims.claimers(.orientd))
-    bus.publish(next, on: .sensorProxy, to: desk.claims.claimers(.sensorProxy))
-    bus.publish(next, on: .posture, to: desk.claims.claimers(.posture))
+    bus.publish(published, on: .orientation, to: desk.claims.claimers(.orientd))
+    bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.sensorProxy))
+    bus.publish(published, on: .posture, to: desk.claims.claimers(.posture))
   }
 
   /// One ambient kind's change, to that kind's claimers only (a sensor appearing or going away
@@ -273,8 +391,69 @@ public final class DaemonCore {
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.light))
     case .proximity:
       bus.publish(published, on: .sensorProxy, to: desk.claims.claimers(.proximity))
-    case .accelerometer, .baseAccelerometer, .hinge:
+    case .accelerometer, .baseAccelerometer, .hinge, .gyroscope, .rotation, .magnetometer:
       break
     }
+  }
+
+  // MARK: Motion
+
+  /// Clients holding streams (to close them when their motion claim goes).
+  private var streamOwners: Set<String> = []
+
+  /// A motion-related reading: the state updated, the sample streamed, the properties
+  /// published at most `PropertyRate` times a second.
+  private func motionReading(_ reading: Reading) {
+    guard let record = motion.received(reading) else { return }
+    streams?.send(record)
+    if motion.isDue(now: reading.time.nanoseconds) { publishMotion(motion.state) }
+  }
+
+  private func publishMotion(_ state: MotionState) {
+    published.motion = state
+    bus?.publish(published, on: .motion, to: desk.claims.claimers(.motion))
+  }
+
+  /// A `Motion1` property for `sender`: the values for claimers, zero and identity otherwise.
+  public func motionValue(_ name: MotionProperty, for sender: String) -> DBusValue {
+    var state = published
+    if !desk.claims.claimers(.motion).contains(sender) { state.motion = state.motion.withheld }
+    return name.value(in: state)
+  }
+
+  /// `OpenStream(options)` of `call`'s sender: checked with polkit
+  /// (`org.orientd.motion.read`, in order with the sender's other calls) as `Claim` is, then
+  /// opened; `reply` gets the socket and what was granted, or `call` fails.
+  public func openStream(
+    _ call: any ClaimCall, options: [String: DBusValue],
+    reply: @escaping ([DBusValue]) -> Void
+  ) {
+    let proceed = { [weak self] in
+      guard let self else { return call.fail(.failed, "orientd is shutting down") }
+      do throws(DBusError) {
+        reply(try self.openStream(options, for: call.sender))
+      } catch {
+        call.fail(error.name, error.message)
+      }
+    }
+    guard let gate = desk.gate else { return proceed() }
+    gate.authorize(call, action: Wire.motionReadAction, then: proceed)
+  }
+
+  /// `OpenStream(options)` of `sender`, who must hold a motion claim (polkit already asked).
+  ///
+  /// - Returns: the stream's socket and what was granted.
+  public func openStream(_ options: [String: DBusValue], for sender: String) throws(DBusError)
+    -> [DBusValue]
+  {
+    guard desk.claims.claimers(.motion).contains(sender) else {
+      throw DBusError(Wire.notClaimedError, "call Claim on \(Wire.motionInterface) first")
+    }
+    guard let streams else { throw DBusError(.notSupported, "no event loop for streams") }
+    let status = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
+    let (granted, reply) = try MotionStreamOptions.parse(options, sensorRate: status?.rate ?? 0)
+    let fd = try streams.open(client: sender, options: granted)
+    streamOwners.insert(sender)
+    return [.unixFD(fd), .stringVariantDictionary(reply)]
   }
 }

@@ -19,6 +19,13 @@ public struct PublishedState: Equatable, Sendable {
   public var posture = PostureState()
   /// Light, proximity and compass (Services/AmbientService.swift).
   public var ambient = AmbientState()
+  /// `CameraInUse`: orientd-face runs for a proposal (Services/FaceService.swift).
+  public var cameraInUse = false
+  /// `SuggestedOrientation`: the accelerometer's orientation while a face veto keeps
+  /// `orientation` (`nil`: none).
+  public var suggestedOrientation: Orientation?
+  /// `org.orientd.Motion1`'s properties (Services/MotionService.swift).
+  public var motion = MotionState()
 
   /// No sensor, nothing known.
   public init() {}

@@ -27,22 +27,8 @@ public func startingOrientation(acceleration a: Vector3, field: Vector3?) -> Qua
   let north = up.cross(east)
   // The rows of the sensor-to-earth matrix are east, north and up in the sensor frame.
   let m = [east.x, east.y, east.z, north.x, north.y, north.z, up.x, up.y, up.z]
-  let trace = m[0] + m[4] + m[8]
-  let q: Quaternion
-  if trace > 0 {
-    let s = (trace + 1).squareRoot() * 2
-    q = Quaternion(w: s / 4, x: (m[7] - m[5]) / s, y: (m[2] - m[6]) / s, z: (m[3] - m[1]) / s)
-  } else if m[0] > m[4] && m[0] > m[8] {
-    let s = (1 + m[0] - m[4] - m[8]).squareRoot() * 2
-    q = Quaternion(w: (m[7] - m[5]) / s, x: s / 4, y: (m[1] + m[3]) / s, z: (m[2] + m[6]) / s)
-  } else if m[4] > m[8] {
-    let s = (1 + m[4] - m[0] - m[8]).squareRoot() * 2
-    q = Quaternion(w: (m[2] - m[6]) / s, x: (m[1] + m[3]) / s, y: s / 4, z: (m[5] + m[7]) / s)
-  } else {
-    let s = (1 + m[8] - m[0] - m[4]).squareRoot() * 2
-    q = Quaternion(w: (m[3] - m[1]) / s, x: (m[2] + m[6]) / s, y: (m[5] + m[7]) / s, z: s / 4)
-  }
-  return q.normalized
+  // Orthonormal by construction: a rotation.
+  return Quaternion(rotationMatrix: m) ?? Quaternion(from: up, to: Vector3(0, 0, 1))
 }
 
 /// A quarter turn about vertical: orientd's earth frame (north along y) from the baselines'

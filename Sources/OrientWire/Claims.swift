@@ -19,11 +19,13 @@ public enum ClaimTarget: String, CaseIterable, Hashable, Sendable, Comparable {
   case proximity
   /// `net.hadess.SensorProxy.Compass.ClaimCompass`.
   case compass
+  /// `org.orientd.Motion1.Claim`: the gyroscope and the device's rotation.
+  case motion
 
   /// The bus name that serves it.
   public var busName: String {
     switch self {
-    case .orientd, .posture: Wire.orientdName
+    case .orientd, .posture, .motion: Wire.orientdName
     case .sensorProxy, .light, .proximity, .compass: Wire.sensorProxyName
     }
   }
@@ -35,6 +37,7 @@ public enum ClaimTarget: String, CaseIterable, Hashable, Sendable, Comparable {
     case .posture: Wire.posturePath
     case .sensorProxy, .light, .proximity: Wire.sensorProxyPath
     case .compass: Wire.compassPath
+    case .motion: Wire.motionPath
     }
   }
 
@@ -45,13 +48,14 @@ public enum ClaimTarget: String, CaseIterable, Hashable, Sendable, Comparable {
     case .posture: Wire.postureInterface
     case .sensorProxy, .light, .proximity: Wire.sensorProxyName
     case .compass: Wire.compassInterface
+    case .motion: Wire.motionInterface
     }
   }
 
   /// The claim method.
   public var claimMethod: String {
     switch self {
-    case .orientd: "Claim"
+    case .orientd, .motion: "Claim"
     case .sensorProxy: "ClaimAccelerometer"
     case .posture: "ClaimPosture"
     case .light: "ClaimLight"
@@ -63,7 +67,7 @@ public enum ClaimTarget: String, CaseIterable, Hashable, Sendable, Comparable {
   /// The release method.
   public var releaseMethod: String {
     switch self {
-    case .orientd: "Release"
+    case .orientd, .motion: "Release"
     case .sensorProxy: "ReleaseAccelerometer"
     case .posture: "ReleasePosture"
     case .light: "ReleaseLight"
@@ -72,11 +76,14 @@ public enum ClaimTarget: String, CaseIterable, Hashable, Sendable, Comparable {
     }
   }
 
-  /// The polkit action checked on every claim and release, `nil` for orientd's own API (its
-  /// bus policy is the gate): iio-sensor-proxy's API is checked as 3.4+ checks it.
+  /// The polkit action checked on every claim, `nil` for orientd's own orientation and posture
+  /// (their bus policy is the gate): iio-sensor-proxy's API is checked as 3.4+ checks it,
+  /// motion with an action of its own that only the active session has (raw motion can leak
+  /// what is typed: iio-sensor-proxy #22).
   public var polkitAction: String? {
     switch self {
     case .orientd, .posture: nil
+    case .motion: Wire.motionReadAction
     case .sensorProxy, .light, .proximity, .compass: Wire.claimSensorAction
     }
   }

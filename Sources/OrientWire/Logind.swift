@@ -26,4 +26,19 @@ public enum Logind {
   public static let inhibitWho = "orientd"
   /// The `why` of orientd's inhibitor.
   public static let inhibitWhy = "switching the claimed sensors off before the suspend"
+
+  /// The seat whose active session face-aware rotation follows: `seat0`, the one with the
+  /// built-in display.
+  public static let seatPath =
+    (try? DBusObjectPath("/org/freedesktop/login1/seat/seat0")) ?? .root
+  /// `org.freedesktop.login1.Seat`.
+  public static let seatInterface = "org.freedesktop.login1.Seat"
+  /// The seat's `ActiveSession` property: `(so)`, the session's id and object path (`/` when
+  /// none).
+  public static let activeSessionProperty = "ActiveSession"
+  /// `org.freedesktop.login1.Session`.
+  public static let sessionInterface = "org.freedesktop.login1.Session"
+  /// The session's `LockedHint` property (`b`), set by the screen locker (`SetLockedHint`),
+  /// announced with `PropertiesChanged`.
+  public static let lockedHintProperty = "LockedHint"
 }

@@ -12,6 +12,12 @@ public enum OrientdProperty: String, DBusPropertyName {
   case tilt = "Tilt"
   /// `a{sv}`: the sensor's description.
   case sensor = "Sensor"
+  /// `b`: orientd-face is running for a proposed rotation (the camera may be open), for a
+  /// privacy indicator. Its changes are broadcast.
+  case cameraInUse = "CameraInUse"
+  /// `s`: the accelerometer's orientation while a face kept `Orientation` from turning to it
+  /// (a desktop can offer "rotate anyway"); empty when there is none.
+  case suggestedOrientation = "SuggestedOrientation"
 
   /// `org.orientd.Orientation1`.
   public static let interface = Wire.orientdName
@@ -19,8 +25,8 @@ public enum OrientdProperty: String, DBusPropertyName {
   /// The D-Bus type.
   public var type: DBusType {
     switch self {
-    case .hasAccelerometer: .boolean
-    case .orientation, .tilt: .string
+    case .hasAccelerometer, .cameraInUse: .boolean
+    case .orientation, .tilt, .suggestedOrientation: .string
     case .rotation: .uint32
     case .sensor: .stringVariantDictionary
     }
@@ -30,8 +36,9 @@ public enum OrientdProperty: String, DBusPropertyName {
   public var sentWith: [OrientdProperty] { self == .rotation ? [.orientation] : [] }
 
   /// A sensor appearing or going away is broadcast: a client that claims only once
-  /// `HasAccelerometer` is true would otherwise never hear that a sensor arrived.
-  public var isBroadcastOnChange: Bool { self == .hasAccelerometer }
+  /// `HasAccelerometer` is true would otherwise never hear that a sensor arrived. The camera's
+  /// use is broadcast too: a privacy indicator claims nothing.
+  public var isBroadcastOnChange: Bool { self == .hasAccelerometer || self == .cameraInUse }
 }
 
 /// The properties of `net.hadess.SensorProxy`, in introspection order.
@@ -132,6 +139,58 @@ public enum PostureProperty: String, DBusPropertyName {
 
   /// A hinge appearing or going away is broadcast, as `HasAccelerometer` is.
   public var isBroadcastOnChange: Bool { self == .hasHinge }
+}
+
+/// The properties of `org.orientd.Motion1` (at `/org/orientd/Motion1`), in introspection
+/// order.
+public enum MotionProperty: String, DBusPropertyName {
+  /// `b`: a gyroscope is present. Broadcast.
+  case hasGyroscope = "HasGyroscope"
+  /// `b`: a rotation is available (a rotation sensor, or a gyroscope to fuse). Broadcast.
+  case hasRotation = "HasRotation"
+  /// `s`: `sensor`, `fusion-9`, `fusion-6` or `none`. Broadcast.
+  case rotationSource = "RotationSource"
+  /// `(ddd)`: rad/s, display frame; (0, 0, 0) for a client that holds no claim.
+  case angularVelocity = "AngularVelocity"
+  /// `(dddd)`: w, x, y, z; (1, 0, 0, 0) for a client that holds no claim.
+  case rotation = "Rotation"
+  /// `t`: CLOCK_MONOTONIC microseconds of the sample; sent with the two above.
+  case motionTimestamp = "MotionTimestamp"
+  /// `d`: at most this many PropertiesChanged a second.
+  case propertyRate = "PropertyRate"
+  /// `a{sa{sv}}`: `gyroscope` and `rotation`, each described. Broadcast.
+  case sensors = "Sensors"
+
+  /// `org.orientd.Motion1`.
+  public static let interface = Wire.motionInterface
+
+  /// The D-Bus type.
+  public var type: DBusType {
+    switch self {
+    case .hasGyroscope, .hasRotation: .boolean
+    case .rotationSource: .string
+    case .angularVelocity: .structure([.double, .double, .double])
+    case .rotation: .structure([.double, .double, .double, .double])
+    case .motionTimestamp: .uint64
+    case .propertyRate: .double
+    case .sensors: .dictionary(key: .string, value: .stringVariantDictionary)
+    }
+  }
+
+  /// The timestamp travels with the values it stamps.
+  public var sentWith: [MotionProperty] {
+    self == .motionTimestamp ? [.angularVelocity, .rotation] : []
+  }
+
+  /// Whether only claimers see its value (the others read zero and identity).
+  public var isPrivate: Bool {
+    self == .angularVelocity || self == .rotation || self == .motionTimestamp
+  }
+
+  /// A sensor appearing or going away is broadcast.
+  public var isBroadcastOnChange: Bool {
+    self == .hasGyroscope || self == .hasRotation || self == .rotationSource || self == .sensors
+  }
 }
 
 extension DBusPropertyName {

@@ -17,6 +17,24 @@ public enum Wire {
   /// `net.hadess.SensorProxy.Compass`, served under `sensorProxyName`.
   public static let compassInterface = "net.hadess.SensorProxy.Compass"
 
+  /// `org.orientd.Motion1`: the gyroscope and the rotation, served under `orientdName`.
+  public static let motionInterface = "org.orientd.Motion1"
+  /// `/org/orientd/Motion1`.
+  public static let motionPath = path("/org/orientd/Motion1")
+  /// The polkit action every `org.orientd.Motion1.Claim` and `OpenStream` is checked with
+  /// (polkit/org.orientd.Motion1.policy: the active session only).
+  public static let motionReadAction = "org.orientd.motion.read"
+  /// `OpenStream` on `org.orientd.Motion1`: `(h stream, a{sv} granted)`.
+  public static let openStreamMethod = "OpenStream"
+  /// `org.orientd.Motion1.Error.NoSensor`: `Claim` with neither a gyroscope nor a rotation
+  /// sensor.
+  public static let noMotionSensorError = DBusError.Name("org.orientd.Motion1.Error.NoSensor")
+  /// `org.orientd.Motion1.Error.NotClaimed`: `OpenStream` without a claim.
+  public static let notClaimedError = DBusError.Name("org.orientd.Motion1.Error.NotClaimed")
+  /// `org.orientd.Motion1.Error.TooManyStreams`: a fifth stream of one client.
+  public static let tooManyStreamsError = DBusError.Name(
+    "org.orientd.Motion1.Error.TooManyStreams")
+
   /// `/org/orientd/Orientation1`.
   public static let orientationPath = path("/org/orientd/Orientation1")
   /// `/org/orientd/Posture1`.

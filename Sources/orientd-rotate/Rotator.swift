@@ -38,6 +38,10 @@ final class Rotator {
   private var tablet: TabletModeSwitch?
   /// `--suggest`: the offer to rotate once while locked.
   private var suggestion: SuggestionController?
+  /// The daemon's `SuggestedOrientation`: a turn a face kept back.
+  private var faceSuggestion: Orientation?
+  /// That turn, accepted from the suggestion while unlocked: shown until the device turns.
+  private var acceptedFaceTurn: Orientation?
   /// orientd's posture (`org.orientd.Posture1`), followed for `--when tablet` while orientd is
   /// the service.
   private var posture: PostureFollower?
@@ -297,7 +301,12 @@ final class Rotator {
       logger.notice("\(state.service.busName) has no accelerometer; waiting for one")
     }
     latest = state.orientation
+    if state.suggestedOrientation != faceSuggestion {
+      faceSuggestion = state.suggestedOrientation
+      if faceSuggestion != acceptedFaceTurn { acceptedFaceTurn = nil }
+    }
     consider()
+    suggest()
     if options.once, state.hasAccelerometer {
       onceDue = true
       finishOnce()
@@ -335,7 +344,7 @@ final class Rotator {
   private func consider() {
     // Nothing to follow yet (no service, no accelerometer): leave the screen as it is.
     guard !stopping, latest != .undefined else { return }
-    var orientation = latest
+    var orientation = acceptedFaceTurn ?? latest
     if tablet != nil && !isTabletMode {
       if latest != .normal { logger.debug("not in tablet mode: not turning to \(latest)") }
       orientation = .normal
@@ -352,12 +361,16 @@ final class Rotator {
     apply(target, orientation: orientation)
   }
 
-  /// `--suggest`: tells the suggestion what the device and the screen show now.
+  /// `--suggest`: tells the suggestion what the device and the screen show now. A turn the
+  /// daemon kept because a face is upright in the current orientation (its
+  /// `SuggestedOrientation`) is offered as a turn under the lock is, locked or not.
   private func suggest() {
     guard let suggestion else { return }
-    var orientation = latest
+    var orientation = faceSuggestion ?? latest
     if tablet != nil && !isTabletMode { orientation = .normal }
-    suggestion.update(orientation: orientation, shown: shownOrientation, locked: locked)
+    suggestion.update(
+      orientation: orientation, shown: shownOrientation,
+      locked: locked || faceSuggestion != nil)
   }
 
   /// What the screen shows: the orientation applied last, else the one the output's current
@@ -372,6 +385,8 @@ final class Rotator {
     guard !stopping, !turning, let target = Turn.target(for: orientation, natural: natural) else {
       return
     }
+    // Unlocked, a turn the face kept back holds until the device turns again.
+    if !locked && orientation == faceSuggestion { acceptedFaceTurn = orientation }
     apply(target, orientation: orientation)
   }
 

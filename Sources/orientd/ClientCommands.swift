@@ -189,7 +189,8 @@ enum WatchCommand {
         stop(.unavailable)
       }
     }
-    client.onChange = { state, _ in show(state) }
+    // A suggestion alone (a face kept the orientation) changes nothing --watch prints.
+    client.onChange = { state, fields in if fields != [.suggestion] { show(state) } }
     posture.onChange = { _ in
       if let state = client.state { show(state) }
     }

@@ -9,7 +9,7 @@ import SystemKit
 /// `orientd --list-sensors [--json] [--config FILE] [-v]`: every accelerometer found (IIO and
 /// input-subsystem ones), what orientd makes of it, and which one it would use, for users
 /// writing hwdb quirks; then every light, proximity (IIO, applesmc, input switch) and compass
-/// sensor.
+/// sensor; then every gyroscope and rotation sensor.
 enum ListSensorsCommand {
   /// Runs the command and returns the exit code: 0 when any sensor exists (a laptop with only
   /// a light sensor has something for orientd to serve), 69 when there is none of any kind.
@@ -32,6 +32,7 @@ enum ListSensorsCommand {
       chosen: choice.chosen?.accelerometer, notChosen: choice.notChosen)
     let active = hub.status(of: .accelerometer)
     let ambient = hub.ambientSensors
+    let motion = MotionListing(hub: hub)
     // The sensor's own 1 g, read for a moment from the one orientd would use (see docs/detector.md).
     let nominal =
       (try? DaemonConfiguration.load(path: options.configPath))?.detector.gravity ?? standardGravity
@@ -46,6 +47,7 @@ enum ListSensorsCommand {
         ("triggers", .array(hub.knownTriggers.map { .string($0.name) })),
         ("gravity_estimate", gravity?.jsonValue ?? .null),
         ("ambient", .array(ambient.map(ambientJSON))),
+        ("motion", motion.jsonValue),
       ])
       let deprecated = DeprecatedKeys(
         AccelerometerDescription.renamedJSONKeys.union(["chosen_mode", "chosen_rate", "not_chosen"])
@@ -55,8 +57,9 @@ enum ListSensorsCommand {
       StandardStream.output.writeLine(
         text(sensors, outcome: outcome, active: active, gravity: gravity))
       StandardStream.output.writeLine(ambientText(ambient))
+      StandardStream.output.writeLine(motion.text)
     }
-    return sensors.isEmpty && ambient.isEmpty ? .unavailable : .success
+    return sensors.isEmpty && ambient.isEmpty && motion.isEmpty ? .unavailable : .success
   }
 
   private static func ambientJSON(_ d: AmbientDescription) -> JSONValue {

@@ -16,6 +16,9 @@ struct Options: Equatable {
     case help
     /// Print the version and exit 0.
     case version
+    /// `--config-keys`: print every configuration section and key with its default, what it
+    /// accepts and what it does (from the declaration table), and exit 0.
+    case configKeys
     /// Run the daemon (no mode option).
     case daemon(DaemonCommandOptions)
     /// `--watch`: claim and print every change.
@@ -42,15 +45,17 @@ struct Options: Equatable {
   static let usage = """
     usage: orientd [-v] [--config FILE] [--session] [--no-compat]
            orientd --watch [--light] [--proximity] [--compass] [--json] [--session] [-v]
+           orientd --watch --motion [--json] [--session] [-v]
            orientd --get [--json] [--session] [-v]
            orientd --list-sensors [--json] [--config FILE] [-v]
-           orientd record [--duration S] [--raw] [--base] [--config FILE] [-v]
-           orientd replay [FILE|-] [--json] [--tilt] [--config FILE] [--set KEY=VALUE ...]
+           orientd record [--duration S] [--raw] [--base] [--motion] [--config FILE] [-v]
+           orientd replay [FILE|-] [--json] [--tilt] [--motion] [--config FILE] [--set KEY=VALUE ...]
                           [--face-camera SPEC] [--face-timeout MS] [--face-program PATH]
            orientd calibrate [--json] [--exact] [--write [hwdb|config]] [--revert]
                              [--sensor NAME] [--config FILE] [--hold S] [--timeout S]
                              [--hwdb-file PATH] [-v]
            orientd rotate [OPTION ...]     (see orientd rotate --help)
+           orientd --config-keys
            orientd --help | --version
 
     orientd (no mode) runs the daemon: it serves org.orientd.Orientation1 and, unless
@@ -59,7 +64,7 @@ struct Options: Equatable {
     display accelerometer only while a client holds a claim. SIGHUP re-reads the configuration;
     SIGTERM/SIGINT stop it cleanly.
       -v, --verbose     debug messages on stderr
-      --config FILE     configuration ([detector], [sampling], [posture], [device "NAME"]);
+      --config FILE     configuration ([detector], [sampling], [device "NAME"], [posture], [face]);
                         default /etc/orientd.conf if it exists
       --session         use the session bus instead of the system bus
       --no-compat       do not serve net.hadess.SensorProxy
@@ -84,12 +89,24 @@ struct Options: Equatable {
                         from north, null while unknown)
     These are read through net.hadess.SensorProxy (orientd's compatibility API or
     iio-sensor-proxy), so they need orientd without --no-compat.
+      --motion          instead of the orientation, claim org.orientd.Motion1 (polkit
+                        action org.orientd.motion.read: the active session) and print the
+                        gyroscope's angular velocity and the device's rotation whenever they
+                        change (at most PropertyRate times a second, 5 by default):
+                        {"time":..,"angular_velocity":[x,y,z],"rotation":[w,x,y,z],
+                         "rotation_source":"fusion-6","has_gyroscope":true}
+                        (rad/s in the display frame; the rotation from the display to the
+                        earth frame, docs/motion.md)
 
     orientd --get prints the state once (after a claim, so it is fresh) and releases it.
 
+    orientd --config-keys prints every section and key of orientd.conf with its default, what
+    it accepts and what it does (the table the daemon parses the file with).
+
     orientd --list-sensors shows every accelerometer (IIO and input), what orientd makes of it
     and which one it uses, then every light, proximity (IIO, applesmc, input switch) and
-    compass sensor; orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
+    compass sensor, then every gyroscope and rotation sensor (JSON "motion", kind "gyroscope"
+    or "rotation"); orientd record prints CSV "t,x,y,z" from the sensor in use until interrupted
     or --duration S, the input of orientd replay; with --raw in the sensor's own axes (no
     mount matrix applied), for working out a hwdb ACCEL_MOUNT_MATRIX. With --base it also
     reads a convertible's base accelerometer and prints "t,sensor,x,y,z" (sensor display or
@@ -97,6 +114,9 @@ struct Options: Equatable {
     ANGLE", and the hinge angle's reliability, "t,hinge,reliable,ANGLE" or
     "t,hinge,unreliable,REASON" (JSON: {"time":..,"posture":..,"hinge_angle":..},
     {"time":..,"hinge_reliable":..,"reason":..}); --set takes the [posture] hinge keys too.
+    With --motion it also reads the gyroscope, rotation sensor and magnetometer and writes a
+    motion trace ("# orientd motion trace", then "t,sensor,values": accel x,y,z m/s^2, gyro
+    x,y,z rad/s, magn x,y,z gauss, rotation w,x,y,z; docs/motion.md), which replay reads.
 
     orientd replay runs the orientation detector over a recorded accelerometer trace and prints
     one line per committed change, "t,orientation" (t is the time of the sample at which the
@@ -111,6 +131,12 @@ struct Options: Equatable {
       --json            one JSON object per change instead of CSV
       --tilt            also report tilt changes (vertical, tilted-up/down, face-up/down);
                         CSV lines become "t,orientation,tilt"
+      --motion          on a motion trace (orientd record --motion), also print the fusion
+                        of its gyroscope, accelerometer and magnetometer lines (or its rotation
+                        sensor's) at most 10 times a second of trace time:
+                        "t,motion,WX,WY,WZ,QW,QX,QY,QZ" or {"time":..,"angular_velocity":
+                        [x,y,z],"rotation":[w,x,y,z],"rotation_source":..}; the settings from
+                        the [motion] section of --config
       --config FILE     read detector parameters from the [detector] section of FILE
                         (the same format as /etc/orientd.conf)
       --set KEY=VALUE   override one detector parameter (repeatable; applied after --config)
@@ -160,8 +186,8 @@ struct Options: Equatable {
     exit status: 0 success; 64 usage error (unknown option, bad --set); 65 malformed trace or
     config file (the message names FILE:LINE); 66 a file cannot be opened or read; 69 no bus,
     bus name taken or refused, no orientation service (--watch/--get), no net.hadess.SensorProxy
-    (--watch --light/--proximity/--compass), no accelerometer (--get), no sensor of any kind
-    (--list-sensors); 70 internal error (the event loop failed); 71 the system refused a
+    (--watch --light/--proximity/--compass), no accelerometer (--get), no gyroscope or
+    rotation sensor (--watch --motion), no sensor of any kind (--list-sensors); 70 internal error (the event loop failed); 71 the system refused a
     resource orientd needs (signalfd, timerfd, epoll: see the message); 77 a light, proximity
     or compass claim refused (--watch).
     """
@@ -216,6 +242,7 @@ struct Options: Equatable {
       case watch = "--watch"
       case get = "--get"
       case listSensors = "--list-sensors"
+      case configKeys = "--config-keys"
     }
     var mode: Mode?
     var given: [String] = []
@@ -224,10 +251,11 @@ struct Options: Equatable {
     var compat = true
     var configPath: String?
     var ambient: Set<AmbientFollower.Kind> = []
+    var motion = false
     let common = try cursor.scan(stopAtHelp: false) { scanned, cursor throws(UsageError) in
       let (name, inline, argument) = (scanned.name, scanned.inline, scanned.text)
       switch name {
-      case "--watch", "--get", "--list-sensors":
+      case "--watch", "--get", "--list-sensors", "--config-keys":
         try ArgumentCursor.noValue(name, inline)
         let new = Mode(rawValue: name)
         if let mode, mode != new {
@@ -249,6 +277,10 @@ struct Options: Equatable {
       case "--config":
         configPath = try cursor.value(for: name, inline: inline)
         given.append(name)
+      case "--motion":
+        try ArgumentCursor.noValue(name, inline)
+        motion = true
+        given.append(name)
       case "--light", "--proximity", "--compass":
         try ArgumentCursor.noValue(name, inline)
         if let kind = AmbientFollower.Kind(rawValue: String(name.dropFirst(2))) {
@@ -266,9 +298,11 @@ struct Options: Equatable {
     let allowed: Set<String>
     switch mode {
     case nil: allowed = ["--config", "--session", "--no-compat"]
+    case .watch where motion: allowed = ["--json", "--session", "--motion"]
     case .watch: allowed = ["--json", "--session", "--light", "--proximity", "--compass"]
     case .get: allowed = ["--json", "--session"]
     case .listSensors: allowed = ["--json", "--config"]
+    case .configKeys: allowed = []
     }
     if let wrong = given.first(where: { !allowed.contains($0) }) {
       let what = mode.map { "with \($0.rawValue)" } ?? "for the daemon"
@@ -281,7 +315,8 @@ struct Options: Equatable {
           verbose: verbose, configPath: configPath, session: session, compatibility: compat))
     case .watch:
       return .watch(
-        ClientCommandOptions(json: json, session: session, verbose: verbose, ambient: ambient))
+        ClientCommandOptions(
+          json: json, session: session, verbose: verbose, ambient: ambient, motion: motion))
     case .get:
       return .get(ClientCommandOptions(json: json, session: session, verbose: verbose))
     case .listSensors:
@@ -290,6 +325,8 @@ struct Options: Equatable {
       options.configPath = configPath
       options.verbose = verbose
       return .listSensors(options)
+    case .configKeys:
+      return .configKeys
     }
   }
 
@@ -312,6 +349,9 @@ struct Options: Equatable {
       case "--base":
         try ArgumentCursor.noValue(name, inline)
         options.base = true
+      case "--motion":
+        try ArgumentCursor.noValue(name, inline)
+        options.motion = true
       default:
         throw UsageError(
           argument.hasPrefix("-")
@@ -396,6 +436,9 @@ struct Options: Equatable {
       case "--tilt":
         try ArgumentCursor.noValue(name, inline)
         replay.tilt = true
+      case "--motion":
+        try ArgumentCursor.noValue(name, inline)
+        replay.motion = true
       case "--config":
         replay.configPath = try cursor.value(for: name, inline: inline)
       case "--face-camera":
@@ -473,6 +516,8 @@ struct ClientCommandOptions: Equatable {
   var verbose = false
   /// `--light`, `--proximity`, `--compass` (`--watch` only): also follow these.
   var ambient: Set<AmbientFollower.Kind> = []
+  /// `--motion` (`--watch` only): follow org.orientd.Motion1 instead of the orientation.
+  var motion = false
 }
 
 /// The options of `orientd replay`.
@@ -491,6 +536,8 @@ struct ReplayOptions: Equatable {
   var json = false
   /// Report tilt changes too.
   var tilt = false
+  /// `--motion`: on a motion trace, also print the fusion's angular velocity and rotation.
+  var motion = false
   /// A configuration file with a `[detector]` section.
   var configPath: String?
   /// Parameter overrides, in order.

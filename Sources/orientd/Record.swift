@@ -27,8 +27,10 @@ enum RecordCommand {
       var first: MonotonicTime?
       var samples = 0
       // --base: the base accelerometer too, each line naming its sensor.
+      // --motion: the gyroscope and the rotation sensor too, as a motion trace.
       let kinds: [SensorKind] =
-        options.base ? [.accelerometer, .baseAccelerometer] : [.accelerometer]
+        (options.base ? [.accelerometer, .baseAccelerometer] : [.accelerometer])
+        + (options.motion ? [.gyroscope, .rotation, .magnetometer] : [])
       var sawSensor = false
       var announced: String?
       func finish() {
@@ -64,11 +66,21 @@ enum RecordCommand {
         }
       }
       func write(_ reading: Reading, sensor: String?) {
-        guard let acceleration = reading.acceleration else { return }
         let start = first ?? reading.time
         first = start
-        samples += 1
         let t = (reading.time - start).seconds
+        if options.motion {
+          guard let event = MotionEvents.event(reading, time: t, base: sensor == "base") else {
+            return
+          }
+          samples += 1
+          if !StandardStream.output.writeLine(String(MotionTraceWriter.line(event).dropLast())) {
+            finish()
+          }
+          return
+        }
+        guard let acceleration = reading.acceleration else { return }
+        samples += 1
         let v = unmount?.apply(acceleration) ?? acceleration
         let values = [t, v.x, v.y, v.z].enumerated().map { i, value in
           FixedPoint.format(value, decimals: i == 0 ? 3 : 4)
@@ -87,6 +99,12 @@ enum RecordCommand {
           write(reading, sensor: options.base ? "display" : nil)
         case .reading(.baseAccelerometer, let reading) where options.base:
           write(reading, sensor: "base")
+        case .reading(.gyroscope, let reading), .reading(.rotation, let reading),
+          .reading(.magnetometer, let reading):
+          write(reading, sensor: nil)
+        case .changed(let kind, let status?)
+        where kind == .gyroscope || kind == .rotation || kind == .magnetometer:
+          if status.isSampling { logger.notice("recording \(kind.noun) \(status.sensor.sysname)") }
         default: break
         }
       }
@@ -96,7 +114,11 @@ enum RecordCommand {
         try t.schedule(after: duration)
         timer = t
       }
-      StandardStream.output.writeLine(options.base ? "t,sensor,x,y,z" : "t,x,y,z")
+      if options.motion {
+        StandardStream.output.writeLine(String(MotionTraceWriter.header.dropLast()))
+      } else {
+        StandardStream.output.writeLine(options.base ? "t,sensor,x,y,z" : "t,x,y,z")
+      }
       try hub.begin()
       if options.base, hub.status(of: .baseAccelerometer) == nil {
         logger.notice("no base accelerometer yet; waiting for one")
@@ -123,6 +145,22 @@ enum RecordCommand {
       return samples == 0 && !sawSensor ? .unavailable : .success
     } catch {
       SensorCommandSupport.fail(.unavailable, "cannot record: \(error)")
+    }
+  }
+}
+
+/// A reading as a motion trace's event (`orientd record --motion`).
+enum MotionEvents {
+  /// The event of `reading` at `time` seconds since the first; `base` for the base
+  /// accelerometer's.
+  static func event(_ reading: Reading, time: Double, base: Bool) -> MotionTraceEvent? {
+    switch reading.value {
+    case .acceleration(let a):
+      return .acceleration(base ? .base : .lid, Sample(time: time, acceleration: a))
+    case .angularVelocity(let w): return .gyro(time: time, w)
+    case .rotation(let q): return .rotation(time: time, q)
+    case .magneticField(let m): return .magneticField(time: time, m)
+    case .light, .proximity, .heading, .angle: return nil
     }
   }
 }

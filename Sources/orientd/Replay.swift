@@ -18,8 +18,9 @@ enum Replay {
     let parameters: DetectorParameters
     let hingeParameters: HingeParameters
     let faceSettings: FaceSettings
+    let motionParameters: MotionFusion.Parameters
     switch loadParameters(options) {
-    case .success(let p): (parameters, hingeParameters, faceSettings) = p
+    case .success(let p): (parameters, hingeParameters, faceSettings, motionParameters) = p
     case .failure(let failure):
       complain(failure.message)
       return failure.status
@@ -57,6 +58,9 @@ enum Replay {
     var hinge = HingeReplay(parameters: hingeParameters, json: options.json)
     var scaleReported = false
     var output = OutputBuffer()
+    // A motion trace (orientd record --motion), known by its first line.
+    var motion: MotionReplay?
+    var firstLine = true
     while true {
       let line: ArraySlice<UInt8>?
       do {
@@ -73,9 +77,24 @@ enum Replay {
         }
       }
       guard let line else { break }
+      if firstLine {
+        firstLine = false
+        if String(decoding: line, as: UTF8.self).trimming() == MotionReplay.marker {
+          motion = MotionReplay(
+            source: source, parameters: motionParameters, json: options.json,
+            prints: options.motion)
+        }
+      }
       let tagged: (part: HingePart, sample: Sample)?
       do {
-        tagged = try parser.parse(line: line)
+        if var replay = motion {
+          let (sample, text) = try replay.process(line: line)
+          motion = replay
+          if let text { output.append(text) }
+          tagged = sample.map { (HingePart.lid, $0) }
+        } else {
+          tagged = try parser.parse(line: line)
+        }
       } catch {
         output.flush()
         complain(error.description)
@@ -138,11 +157,12 @@ enum Replay {
   /// Defaults, then `--config`, then each `--set`, then the cross-checks; hinge keys
   /// (`[posture]`, `--set hinge-axis=...`) go to the hinge tracker.
   private static func loadParameters(_ options: ReplayOptions) -> Result<
-    (DetectorParameters, HingeParameters, FaceSettings), Failure
+    (DetectorParameters, HingeParameters, FaceSettings, MotionFusion.Parameters), Failure
   > {
     var parameters = DetectorParameters()
     var hinge = HingeParameters()
     var face = FaceSettings()
+    var motion = MotionFusion.Parameters()
     if let path = options.configPath {
       let bytes: [UInt8]
       do {
@@ -162,6 +182,7 @@ enum Replay {
         }
         hinge = try PostureSettings(config).hinge
         face = try FaceSettings(config: config)
+        motion = try MotionSettings(config).fusion
       } catch {
         return .failure(Failure(.dataError, error.description))
       }
@@ -187,7 +208,7 @@ enum Replay {
     }
     if let ms = options.faceTimeoutMilliseconds { face.timeoutMilliseconds = ms }
     if let program = options.faceProgram { face.program = program }
-    return .success((parameters, hinge, face))
+    return .success((parameters, hinge, face, motion))
   }
 
   private static func complain(_ message: String) {

@@ -6,7 +6,7 @@ import SystemKit
 import TextFormats
 
 /// `orientd replay --face-camera`: the detector's changes go through the face resolver
-/// (`FaceResolution`, the same code the daemon will run), with a real orientd-face and a real
+/// (`FaceResolution`, the same code the daemon runs), with a real orientd-face and a real
 /// camera (or a file camera). The trace's time stands still while the camera is asked: the
 /// decision is applied at the sample that proposed the change.
 final class ReplayFace {

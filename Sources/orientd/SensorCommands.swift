@@ -17,6 +17,9 @@ struct SensorCommandOptions: Equatable {
   var raw = false
   /// `--base` (record only): also the base accelerometer, as `t,sensor,x,y,z`.
   var base = false
+  /// `--motion` (record only): the gyroscope and rotation sensor too, as a motion trace
+  /// (`MotionTraceWriter`: `t,sensor,values`).
+  var motion = false
   /// `-v`/`--verbose`.
   var verbose = false
 }

@@ -22,6 +22,9 @@ case .help:
 case .version:
   print("orientd \(orientdVersion)")
   exit(ExitStatus.success)
+case .configKeys:
+  print(DaemonConfiguration.schema.reference, terminator: "")
+  exit(ExitStatus.success)
 case .daemon(let daemon):
   var settings = DaemonOptions()
   settings.bus = daemon.session ? .session : .system
@@ -29,6 +32,8 @@ case .daemon(let daemon):
   settings.configPath = daemon.configPath
   let logger = Logger(label: "orientd", level: daemon.verbose ? .debug : .info)
   exit(DaemonRunner.run(options: settings, logger: logger))
+case .watch(let watch) where watch.motion:
+  exit(MotionWatchCommand.main(watch))
 case .watch(let watch):
   exit(WatchCommand.main(watch))
 case .get(let get):

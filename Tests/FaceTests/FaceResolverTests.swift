@@ -123,15 +123,15 @@ import TextFormats
     for (line, message) in [
       (
         "timeout = 50",
-        "orientd.conf:2: [face] timeout = 50: must be a whole number from 100 to 5000"
+        "orientd.conf:2: timeout '50' must be a whole number from 100 to 5000"
       ),
       (
         "camera = /dev/video0",
-        "orientd.conf:2: [face] camera = /dev/video0: must be auto, v4l2[:/dev/videoN], file:DIR or libcamera[:ID]"
+        "orientd.conf:2: camera '/dev/video0' must be auto, v4l2[:/dev/videoN], file:DIR or libcamera[:ID]"
       ),
       (
         "colour = red",
-        "orientd.conf:2: unknown key \"colour\" in [face] (known: enabled, camera, timeout, sensor-rotation, mirror, frames, program)"
+        "orientd.conf:2: unknown key 'colour' in [face] (known: enabled, camera, timeout, sensor-rotation, mirror, frames, program)"
       ),
     ] {
       let bad = try ConfigFile(parsing: "[face]\n\(line)\n", source: "orientd.conf")

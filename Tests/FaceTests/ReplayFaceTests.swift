@@ -21,13 +21,6 @@ struct ReplayFaceTests {
       outputDirectory: directory.path, timeout: 120)
   }
 
-  func camera(_ photo: String, in directory: TemporaryDirectory) throws -> String {
-    let folder = directory.file("camera")
-    mkdir(folder, 0o755)
-    try Photos.turned(photo, degrees: 0, to: folder + "/0001.jpg", logs: directory)
-    return "file:\(folder)"
-  }
-
   @Test func withoutTheCameraTheBedTraceTurnsFourTimes() throws {
     let directory = try TemporaryDirectory("face-replay")
     let plain = try replay([], in: directory)
@@ -39,7 +32,7 @@ struct ReplayFaceTests {
 
   @Test func aFaceUprightInPortraitKeepsPortrait() throws {
     let directory = try TemporaryDirectory("face-replay")
-    let camera = try camera(Photos.hopper, in: directory)
+    let camera = try Photos.camera(Photos.hopper, in: directory)
     // The debug build on a loaded machine: the answer, not its speed, is checked here.
     let result = try replay(
       ["--face-camera", camera, "--face-timeout", "30000", "--json"], in: directory)
@@ -63,7 +56,7 @@ struct ReplayFaceTests {
 
   @Test func withoutAFaceTheTurnsAreCommitted() throws {
     let directory = try TemporaryDirectory("face-replay")
-    let camera = try camera(Photos.noFace[1], in: directory)
+    let camera = try Photos.camera(Photos.noFace[1], in: directory)
     let result = try replay(
       ["--face-camera", camera, "--face-timeout", "30000", "--json"], in: directory)
     let lines = try jsonLines(result.stdout)

@@ -21,6 +21,14 @@ enum Photos {
       && access("/usr/bin/python3", X_OK) == 0
   }
 
+  /// A file camera (`file:DIR`) whose one frame is `photo`, upright, in `directory`.
+  static func camera(_ photo: String, in directory: TemporaryDirectory) throws -> String {
+    let folder = directory.file("camera")
+    mkdir(folder, 0o755)
+    try turned(photo, degrees: 0, to: folder + "/0001.jpg", logs: directory)
+    return "file:\(folder)"
+  }
+
   /// Writes `source` turned clockwise by `degrees` (and mirrored left-right first when asked)
   /// to `target`, with Pillow (python3-pil): a tool of its own, not orientd's code.
   static func turned(

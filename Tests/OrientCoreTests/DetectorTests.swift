@@ -385,6 +385,52 @@ func changes(
 }
 
 /// Issue 25: what follows a still period, and the gait.
+@Suite struct DetectorSwingTests {
+  /// A hand that wiggles the device back and forth (the lead reverses twice: the swing rule),
+  /// then turns it to landscape and holds it still: once the reference filter has caught up
+  /// the swing is over, and the turn commits within 0.9 s of the hand stopping instead of
+  /// waiting `settle-time-slow` for the reference (1.15 s before the swing could end).
+  @Test(arguments: [50.0, 100.0])
+  func aSwingThatStopsIsOver(rate: Double) {
+    var line = Timeline(rate: rate)
+    line.hold(1, angle: 0, tilt: 20)
+    line.move(0.2, from: (0, 20), to: (-40, 20))
+    line.move(0.3, from: (-40, 20), to: (30, 20))
+    line.move(0.25, from: (30, 20), to: (-20, 20))
+    line.move(0.35, from: (-20, 20), to: (95, 20))
+    let stop = line.time
+    line.hold(3, angle: 95, tilt: 20)
+    let result = changes(line.samples)
+    #expect(result.map(\.orientation) == [.normal, .leftUp])
+    let committed = result.last.map { $0.time - stop } ?? 99
+    #expect(committed <= 0.9, "left-up \(committed) s after the hand stopped")
+  }
+
+  /// Turned to landscape while running (a 2 Hz bounce of 0.5 g along gravity: the filtered
+  /// magnitude is beyond `impact-threshold` most of the time): the deliberate turn counts
+  /// through the impacts once the reference filter, which averages the gait out, has crossed
+  /// into the new sector, so left-up commits within 0.4 s of the 45 degree crossing (it
+  /// waited for the reference to be decisive: 0.42-0.47 s at 50 and 100 Hz).
+  @Test(arguments: [25.0, 50.0, 100.0])
+  func aTurnWhileRunningCountsThroughTheImpacts(rate: Double) {
+    var samples: [Sample] = []
+    var crossed = 0.0
+    var t = 0.0
+    while t < 6 {
+      t += 1 / rate
+      let x = min(1, max(0, (t - 3) / 0.5))
+      let angle = 90 * x * x * x * (10 - 15 * x + 6 * x * x)
+      if angle >= 45 && crossed == 0 { crossed = t }
+      let bounce = 0.5 * sin(2 * Double.pi * 2 * t)
+      samples.append(Sample(time: t, acceleration: gravity(angle: angle, tilt: 20) * (1 + bounce)))
+    }
+    let result = changes(samples)
+    #expect(result.map(\.orientation) == [.normal, .leftUp])
+    let latency = result.last.map { $0.time - crossed } ?? 99
+    #expect(latency <= 0.4, "left-up \(latency) s after the 45 degree crossing")
+  }
+}
+
 @Suite struct DetectorAfterStillTests {
   /// A sampler that slowed down while the device was still reads the turned device once: that
   /// clean, decisive sample commits at once, as iio-sensor-proxy's poll would (a sample the

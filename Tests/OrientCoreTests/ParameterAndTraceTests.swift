@@ -22,13 +22,13 @@ import TextFormats
   }
 
   @Test(arguments: [
-    ("filter-timeconstant", "0.05", "unknown detector parameter 'filter-timeconstant'"),
+    ("filter-timeconstant", "0.05", "unknown key 'filter-timeconstant' in [detector]"),
     ("hysteresis", "12deg", "'12deg': not a decimal number"),
     ("hysteresis", "", "empty value"),
     ("hysteresis", "nan", "not a finite number"),
-    ("hysteresis", "41", "out of range: must be 0 to 40 degrees"),
-    ("filter-time-constant", "-0.1", "out of range: must be 0 to 2 s"),
-    ("motion-threshold", "2", "out of range"),
+    ("hysteresis", "41", "hysteresis 41 degrees is outside 0 ... 40 degrees"),
+    ("filter-time-constant", "-0.1", "filter-time-constant -0.1 s is outside 0 ... 2 s"),
+    ("motion-threshold", "2", "is outside 0.01 ... 0.95"),
   ])
   func setterRejectsWithAReason(key: String, value: String, reason: String) {
     var parameters = DetectorParameters()
@@ -94,7 +94,8 @@ import TextFormats
     #expect {
       _ = try DetectorParameters(config: bad)
     } throws: { error in
-      (error as? ConfigError)?.description.hasPrefix("x.conf:3: unknown detector parameter") == true
+      (error as? ConfigError)?.description.hasPrefix(
+        "x.conf:3: unknown key 'hysterisis' in [detector]") == true
     }
   }
 }

@@ -19,6 +19,7 @@ struct BusTests {
       (Wire.sensorProxyPath.rawValue, "\(Wire.sensorProxyName).xml"),
       (Wire.compassPath.rawValue, "\(Wire.compassInterface).xml"),
       (Wire.posturePath.rawValue, "\(Wire.postureInterface).xml"),
+      (Wire.motionPath.rawValue, "\(Wire.motionInterface).xml"),
     ] {
       let service = path.hasPrefix("/org") ? Wire.orientdName : Wire.sensorProxyName
       let served = try ChildProcess.run(

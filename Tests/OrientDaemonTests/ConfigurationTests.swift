@@ -70,6 +70,8 @@ import Testing
     #expect(example.detector == DetectorParameters())
     #expect(example.accelerometer == AccelerometerConfiguration())
     #expect(example.posture == PostureSettings())
+    #expect(example.face == FaceSettings())
+    #expect(example.motion == MotionSettings())
   }
 
   @Test func ambientPollIntervals() throws {

@@ -1,4 +1,5 @@
 import DBusKit
+import FaceClient
 import Glibc
 import OrientCore
 import OrientDaemon
@@ -253,11 +254,15 @@ struct CoreRig {
   let sleep = FakeSleep()
   let core: DaemonCore
 
-  init(configuration: DaemonConfiguration = DaemonConfiguration()) {
+  init(
+    configuration: DaemonConfiguration = DaemonConfiguration(),
+    faceAsker: (any FaceAsking)? = nil, faceProgram: String? = nil
+  ) {
     core = DaemonCore(
       configuration: configuration, sensors: sensors, scheduler: scheduler,
       claimReplyBound: .milliseconds(1500),
-      logger: Logger(label: "test", level: .debug, sink: log))
+      logger: Logger(label: "test", level: .debug, sink: log), faceAsker: faceAsker,
+      locateFaceProgram: { _ in faceProgram })
     core.begin()
     core.attach(bus: bus, tracker: tracker, authority: authority)
     core.attach(sleep: sleep)

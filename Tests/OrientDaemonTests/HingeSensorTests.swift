@@ -17,12 +17,7 @@ struct HingeSensorTests {
   /// The recording's devices: the IIO device `hinge` (`iio:device0`), its platform device and
   /// HID parent (the uhid misc device left out, as for the other HID recordings).
   static func hingeDevices() throws -> [UMockdevDevice] {
-    let recording = readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/hid-hinge.umockdev")
-    let kept = recording.split(separator: "\n", omittingEmptySubsequences: false).filter {
-      !$0.hasPrefix("H: ") && !$0.hasPrefix("L: ")
-    }
-    return try UMockdevDevice.parse(record: kept.joined(separator: "\n"))
-      .filter { $0.node != "uhid" }
+    try UMockdevDevice.recording("hid-hinge.umockdev")
   }
 
   @Test func postureFollowsTheKernelsHingeAngle() throws {

@@ -51,7 +51,7 @@ struct SuggestTests {
 
   func start(
     _ fixture: DaemonFixture, _ sway: HeadlessSway, _ desktop: Desktop, state: TemporaryDirectory,
-    timeout: String
+    timeout: String, locked: Bool = true
   ) throws -> ChildProcess {
     var environment = fixture.bus.environment.merging(sway.environment) { $1 }
     environment["DBUS_SESSION_BUS_ADDRESS"] = desktop.bus.address
@@ -60,7 +60,7 @@ struct SuggestTests {
     environment["XDG_CURRENT_DESKTOP"] = "sway"
     mkdir(state.file("state"), 0o700)
     mkdir(state.file("state/orientd"), 0o700)
-    try writeFile(state.file("state/orientd/rotation-lock"), "locked\n")
+    try writeFile(state.file("state/orientd/rotation-lock"), locked ? "locked\n" : "unlocked\n")
     let rotate = try ChildProcess(
       [
         try Built.executable("orientd"), "rotate", "-v", "--output", "HEADLESS-1", "--settle", "0",
@@ -137,4 +137,52 @@ struct SuggestTests {
     quick.signal(SIGTERM)
     #expect(quick.wait(timeout: 10) == 0)
   }
+
+  /// The daemon with `[face] enabled`, a file camera showing Grace Hopper upright (as when
+  /// lying on one side in bed) and dbusmock's logind with an unlocked session: a turn the face
+  /// keeps back (`SuggestedOrientation`) is offered unlocked too; accepted, it holds until the
+  /// device turns back.
+  @Test(
+    .enabled(
+      if: runsInCI || (DBusMock.isAvailable && access(Self.hopper, R_OK) == 0),
+      "python3-dbusmock or python-matplotlib-data is not installed"))
+  func aTurnAFaceKeptBackIsOfferedAndHoldsOnceAccepted() throws {
+    let bus = try PrivateBus(openPolicy: true)
+    let logind = try DBusMock.logindWithSession(bus: bus)
+    let face = try TemporaryDirectory("face-suggest")
+    mkdir(face.file("camera"), 0o755)
+    let hopperCopy = try ChildProcess.run(
+      ["cp", Self.hopper, face.file("camera/0001.jpg")], outputDirectory: face.path)
+    try #require(hopperCopy.status == 0)
+    let config = face.file("orientd.conf")
+    try writeFile(
+      config, "[face]\nenabled = yes\ncamera = file:\(face.file("camera"))\ntimeout = 5000\n")
+    let fixture = try DaemonFixture(["--config", config], bus: bus)
+    let sway = try HeadlessSway()
+    let desktop = try Desktop()
+    let state = try TemporaryDirectory("suggest")
+    let rotate = try start(fixture, sway, desktop, state: state, timeout: "60", locked: false)
+    try fixture.turn(.leftUp)
+    #expect(
+      waitFor(timeout: 30) { desktop.calls.contains { $0.hasPrefix("notify ") } },
+      "\(desktop.calls)\n\(rotate.standardError)\n\(fixture.log)")
+    #expect(fixture.log.contains("face: kept normal, not left-up"))
+    #expect(try sway.transform() == "normal", "the face kept the screen upright")
+    let notify = desktop.calls.first { $0.hasPrefix("notify ") } ?? ""
+    let id = String(notify.dropFirst("notify ".count).prefix { $0 != "|" })
+    #expect(notify.contains("with its left edge up"), "\(notify)")
+    try desktop.invoke(id, "rotate")
+    #expect(waitFor(timeout: 10) { (try? sway.transform()) == "270" }, "\(rotate.standardError)")
+    #expect(fixture.waitForPolls(5))
+    #expect(try sway.transform() == "270", "accepted: it holds while the device stays turned")
+    try fixture.turn(.normal)
+    #expect(
+      waitFor(timeout: 15) { (try? sway.transform()) == "normal" },
+      "turned back: \(rotate.standardError)")
+    rotate.signal(SIGTERM)
+    #expect(rotate.wait(timeout: 10) == 0)
+    withExtendedLifetime(logind) {}
+  }
+
+  static let hopper = "/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg"
 }

@@ -87,5 +87,15 @@ import Testing
         == ["HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt"])
     #expect(announced(CompassProperty.self, new, PublishedState()).isEmpty)
     #expect(PublishedState().rotation == 0)
+
+    // The camera's use is announced to everyone; the suggestion to claimers.
+    var face = PublishedState()
+    face.cameraInUse = true
+    #expect(announced(OrientdProperty.self, PublishedState(), face) == ["CameraInUse"])
+    #expect(OrientdProperty.cameraInUse.isBroadcastOnChange)
+    face.suggestedOrientation = .leftUp
+    #expect(OrientdProperty.suggestedOrientation.value(in: face) == .string("left-up"))
+    #expect(OrientdProperty.suggestedOrientation.value(in: PublishedState()) == .string(""))
+    #expect(!OrientdProperty.suggestedOrientation.isBroadcastOnChange)
   }
 }

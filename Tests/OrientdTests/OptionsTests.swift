@@ -104,6 +104,15 @@ import Testing
   }
 }
 
+@Suite(.ownThreads) struct ConfigKeysOptionTests {
+  @Test func configKeysStandsAlone() throws {
+    #expect(try Options(arguments: ["--config-keys"]).command == .configKeys)
+    #expect(throws: UsageError.self) { try Options(arguments: ["--config-keys", "--json"]) }
+    #expect(throws: UsageError.self) { try Options(arguments: ["--config-keys", "--get"]) }
+    #expect(Options.usage.contains("--config-keys"))
+  }
+}
+
 @Suite(.ownThreads) struct CalibrateOptionsTests {
   @Test func calibrateOptions() throws {
     var expected = CalibrateOptions()

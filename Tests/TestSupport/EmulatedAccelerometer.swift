@@ -26,6 +26,17 @@ public enum EmulatedAccelerometer {
 }
 
 extension UMockdevDevice {
+  /// The devices of a recording of a real driver in Tests/Fixtures/umockdev (the VM's
+  /// `umockdev-record`): its binary attributes and links left out, and the uhid misc device, as
+  /// the HID recordings' tests need them.
+  public static func recording(_ fixture: String) throws -> [UMockdevDevice] {
+    let recording = readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/\(fixture)")
+    let kept = recording.split(separator: "\n", omittingEmptySubsequences: false).filter {
+      !$0.hasPrefix("H: ") && !$0.hasPrefix("L: ")
+    }
+    return try parse(record: kept.joined(separator: "\n")).filter { $0.node != "uhid" }
+  }
+
   /// Reads `umockdev-record` text (`P:`, `N:`, `E:` and `A:` lines, devices separated by blank
   /// lines; `\n` and `\\` escaped in attribute values): the inverse of `record`.
   ///

@@ -29,6 +29,8 @@ public enum PublishedObject: CaseIterable, Sendable {
   case compass
   /// `org.orientd.Posture1`.
   case posture
+  /// `org.orientd.Motion1`.
+  case motion
 }
 
 /// The bus as the daemon's logic sees it: publishing the state of an object (its changes
@@ -73,6 +75,7 @@ final class DBusPublisher: BusPublisher {
     case .orientation:
       publish(OrientdProperty.self, state, at: Wire.orientationPath, to: recipients)
     case .posture: publish(PostureProperty.self, state, at: Wire.posturePath, to: recipients)
+    case .motion: publish(MotionProperty.self, state, at: Wire.motionPath, to: recipients)
     case .sensorProxy where servesCompatibility:
       publish(SensorProxyProperty.self, state, at: Wire.sensorProxyPath, to: recipients)
     case .compass where servesCompatibility:
@@ -111,6 +114,7 @@ final class DBusPublisher: BusPublisher {
     case .light: emit(SensorProxyProperty.light, state, at: target.path, to: sender)
     case .proximity: emit(SensorProxyProperty.proximity, state, at: target.path, to: sender)
     case .compass: emit(CompassProperty.allCases, state, at: target.path, to: sender)
+    case .motion: emit(MotionProperty.allCases, state, at: target.path, to: sender)
     }
   }
 

@@ -19,6 +19,14 @@ enum BusInterfaces {
     var release: (DBusMethodInvocation, ClaimTarget) -> Void
     /// `GetReading`.
     var reading: () throws(DBusError) -> [DBusValue]
+    /// A `org.orientd.Motion1` property's value for one caller (claimers see the values).
+    var motionValue: (MotionProperty, _ sender: String) -> DBusValue = { name, _ in
+      name.value(in: PublishedState())
+    }
+    /// `OpenStream(a{sv})`: answered later with the socket and what was granted.
+    var openStream: (DBusMethodInvocation) -> Void = {
+      $0.fail(.notSupported, "streams are not served here")
+    }
   }
 
   /// The `Claim*`/`Release*` methods of the targets claimed through `interface`.
@@ -78,6 +86,33 @@ enum BusInterfaces {
   }
 }
 
+extension BusInterfaces {
+  /// `org.orientd.Motion1` at `/org/orientd/Motion1`: its own claim behind its own polkit
+  /// action; the angular velocity, rotation and their time only for claimers (`Get` answers
+  /// each caller: zero and identity for the others).
+  static func motion(_ h: Handlers) -> DBusInterface {
+    DBusInterface(
+      MotionProperty.interface,
+      methods: claimMethods(h, interface: MotionProperty.interface) + [
+        DBusMethod(
+          Wire.openStreamMethod, in: [DBusArgument("options", .stringVariantDictionary)],
+          out: [
+            DBusArgument("stream", .unixFD), DBusArgument("granted", .stringVariantDictionary),
+          ],
+          deferred: { (invocation) throws(DBusError) in h.openStream(invocation) })
+      ],
+      properties: MotionProperty.allCases.map { name in
+        var property = DBusProperty.published(name)
+        if name.isPrivate {
+          property.getForCaller = { (sender) throws(DBusError) -> DBusValue in
+            h.motionValue(name, sender)
+          }
+        }
+        return property
+      })
+  }
+}
+
 /// A property orientd publishes: its value in a `PublishedState`.
 ///
 /// Adding a property is one case in its enum and one arm in each of that enum's two switches
@@ -97,6 +132,8 @@ extension OrientdProperty: PublishedProperty {
     case .rotation: .uint32(state.rotation)
     case .tilt: .string(state.tilt.rawValue)
     case .sensor: .stringVariantDictionary(state.sensor)
+    case .cameraInUse: .boolean(state.cameraInUse)
+    case .suggestedOrientation: .string(state.suggestedOrientation?.rawValue ?? "")
     }
   }
 }
@@ -123,6 +160,32 @@ extension CompassProperty: PublishedProperty {
     switch self {
     case .hasCompass: .boolean(state.ambient.hasCompass)
     case .compassHeading: .double(state.ambient.compassHeading)
+    }
+  }
+}
+
+extension MotionProperty: PublishedProperty {
+  /// The value in `state`.
+  public func value(in state: PublishedState) -> DBusValue {
+    let m = state.motion
+    switch self {
+    case .hasGyroscope: return .boolean(m.hasGyroscope)
+    case .hasRotation: return .boolean(m.hasRotation)
+    case .rotationSource: return .string(m.rotationSource)
+    case .angularVelocity:
+      let v = m.angularVelocity
+      return .structure([.double(v.x), .double(v.y), .double(v.z)])
+    case .rotation:
+      let q = m.rotation
+      return .structure([.double(q.w), .double(q.x), .double(q.y), .double(q.z)])
+    case .motionTimestamp: return .uint64(m.timestamp)
+    case .propertyRate: return .double(m.propertyRate)
+    case .sensors:
+      return .dictionary(
+        key: .string, value: .stringVariantDictionary,
+        m.sensors.sorted { $0.key < $1.key }.map {
+          DBusDictEntry(key: .string($0.key), value: .stringVariantDictionary($0.value))
+        })
     }
   }
 }

@@ -67,6 +67,8 @@ extension ClaimTarget {
     case .light: [.light]
     case .proximity: [.proximity]
     case .compass: [.compass]
+    // The display accelerometer corrects the fused rotation's inclination.
+    case .motion: [.gyroscope, .rotation, .magnetometer, .accelerometer]
     }
   }
 
@@ -77,6 +79,7 @@ extension ClaimTarget {
     case .light: .light
     case .proximity: .proximity
     case .compass: .compass
+    case .motion: .gyroscope
     }
   }
 }

@@ -26,7 +26,7 @@ public struct AmbientState: Equatable, Sendable {
     case .light: hasLight
     case .proximity: hasProximity
     case .compass: hasCompass
-    case .accelerometer, .baseAccelerometer, .hinge: false
+    case .accelerometer, .baseAccelerometer, .hinge, .gyroscope, .rotation, .magnetometer: false
     }
   }
 }
@@ -52,7 +52,7 @@ enum AmbientService {
     case .compass:
       next.hasCompass = info != nil
       next.compassHeading = -1
-    case .accelerometer, .baseAccelerometer, .hinge:
+    case .accelerometer, .baseAccelerometer, .hinge, .gyroscope, .rotation, .magnetometer:
       break
     }
     return next
@@ -67,7 +67,7 @@ enum AmbientService {
       next.lightUnit = unit
     case .proximity(let near): next.proximityNear = near
     case .heading(let heading): next.compassHeading = heading
-    case .acceleration, .angle: break
+    case .acceleration, .angle, .angularVelocity, .rotation, .magneticField: break
     }
     return next
   }

@@ -28,54 +28,46 @@ public struct PostureSettings: Equatable, Sendable {
   /// The defaults.
   public init() {}
 
+  /// The `[posture]` section, one row per key: the switch, laptop orientation and the hinge
+  /// tracker's keys (`HingeParameters.table`).
+  public static let table = ConfigTable<PostureSettings>(
+    section: "posture",
+    keys: [
+      .choice(
+        "tablet-mode-switch", "provide an SW_TABLET_MODE input device of orientd's own",
+        \.tabletModeSwitch),
+      ConfigKey(
+        "laptop-orientation", accepts: "follow | normal",
+        summary: "normal: no rotation while the posture is laptop",
+        show: { $0.keepNormalInLaptop ? "normal" : "follow" },
+        store: {
+          (settings: inout PostureSettings, text: String, _: String) throws(ConfigValueError) in
+          let word = try ConfigValue.choice("laptop-orientation", text, ["follow", "normal"])
+          settings.keepNormalInLaptop = word == "normal"
+        }),
+    ]
+      + HingeParameters.table.keys.map { (key: ConfigKey<HingeParameters>) in
+        let lifted = key.lifted(\PostureSettings.hinge)
+        guard key.name == "hinge-axis" else { return lifted }
+        // A configured axis overrides the base sensor's udev ORIENTD_HINGE_AXIS.
+        return ConfigKey(
+          key.name, accepts: key.accepts, summary: key.summary,
+          show: { lifted.value(in: $0) },
+          store: {
+            (settings: inout PostureSettings, text: String, origin: String) throws(ConfigValueError)
+            in
+            try lifted.set(text, in: &settings, origin: origin)
+            settings.hingeAxisConfigured = true
+          })
+      })
+
   /// The keys of the section.
-  public static var keys: [String] {
-    ["tablet-mode-switch", "laptop-orientation"] + HingeParameters.keys
-  }
+  public static var keys: [String] { table.names }
 
   /// Reads every `[posture]` section of `file` on top of the defaults.
   ///
   /// - Throws: `ConfigError` at the entry's line for an unknown key or a bad value.
   public init(_ file: ConfigFile) throws(ConfigError) {
-    for section in file.sections(named: "posture") {
-      for entry in section.entries {
-        try set(entry.key, entry.value, source: file.source, line: entry.line)
-      }
-    }
-  }
-
-  private mutating func set(_ key: String, _ value: String, source: String, line: Int)
-    throws(ConfigError)
-  {
-    switch key {
-    case "tablet-mode-switch":
-      guard let mode = SwitchMode(rawValue: value) else {
-        throw ConfigError(
-          source: source, line: line,
-          reason: "tablet-mode-switch: '\(value)' is not one of auto, on, off")
-      }
-      tabletModeSwitch = mode
-    case "laptop-orientation":
-      switch value {
-      case "normal": keepNormalInLaptop = true
-      case "follow": keepNormalInLaptop = false
-      default:
-        throw ConfigError(
-          source: source, line: line,
-          reason: "laptop-orientation: '\(value)' is not one of follow, normal")
-      }
-    default:
-      do {
-        try hinge.set(key, value)
-        if key == "hinge-axis" { hingeAxisConfigured = true }
-      } catch {
-        let reason =
-          error.reason.hasPrefix("unknown key")
-          ? "unknown key '\(key)' in [posture] (known: "
-            + PostureSettings.keys.joined(separator: ", ") + ")"
-          : error.description
-        throw ConfigError(source: source, line: line, reason: reason)
-      }
-    }
+    try PostureSettings.table.read(file, into: &self)
   }
 }

@@ -118,138 +118,23 @@ public struct AccelerometerConfiguration: Equatable, Sendable {
   /// The defaults: auto mode, default rates, no overrides.
   public init() {}
 
-  /// Reads the `[sampling]` and `[device]` sections; other sections are left to other parts of
-  /// the daemon.
+  /// Reads the `[sampling]` and `[device]` sections (`SensorsConfiguration.samplingSection`,
+  /// `deviceSection`); other sections are left to other parts of the daemon.
   ///
   /// - Throws: `ConfigError` at `path:line` for unknown keys, bad values, or a device section
   ///   without a match key.
   public init(_ file: ConfigFile) throws(ConfigError) {
-    for section in file.sections(named: "sampling") {
-      if let argument = section.argument {
-        throw ConfigError(
-          source: file.source, line: section.line,
-          reason: "[sampling] takes no argument (found \"\(argument)\")")
-      }
-      for entry in section.entries {
-        func fail(_ reason: String) -> ConfigError {
-          ConfigError(source: file.source, line: entry.line, reason: reason)
-        }
-        /// The value as a number within `range`, in `unit`; `hint` follows "is not a number".
-        func number(_ range: ClosedRange<Double>, _ unit: String, hint: String = "")
-          throws(ConfigError) -> Double
-        {
-          let value: Double
-          do {
-            value = try DecimalText.parseDouble(entry.value)
-          } catch {
-            throw fail("\(entry.key) '\(entry.value)' is \(error)\(hint)")
-          }
-          guard range.contains(value) else {
-            throw fail(
-              "\(entry.key) \(entry.value) \(unit) is outside \(shortDecimal(range.lowerBound)) ... "
-                + shortDecimal(range.upperBound))
-          }
-          return value
-        }
-        switch entry.key {
-        case "mode":
-          guard let mode = SamplingConfiguration.Mode(rawValue: entry.value) else {
-            let allowed = SamplingConfiguration.Mode.allCases.map(\.rawValue)
-            throw fail(
-              "mode '\(entry.value)' is not one of \(allowed.joined(separator: ", "))")
-          }
-          sampling.mode = mode
-        case "poll-rate", "buffered-rate", "rate":
-          let rate = try number(0.1...1000, "Hz", hint: "; write a rate in Hz, e.g. 20")
-          if entry.key != "buffered-rate" { sampling.pollRate = rate }
-          if entry.key != "poll-rate" { sampling.bufferedRate = rate }
-        case "buffer-length":
-          guard let length = Int(entry.value), length >= 2, length <= 4096 else {
-            throw fail("buffer-length '\(entry.value)' must be a whole number from 2 to 4096")
-          }
-          sampling.bufferLength = length
-        case "adaptive":
-          switch entry.value {
-          case "on", "yes", "true", "1": sampling.adaptive.enabled = true
-          case "off", "no", "false", "0": sampling.adaptive.enabled = false
-          default: throw fail("adaptive '\(entry.value)' must be on or off")
-          }
-        case "light-interval", "proximity-interval":
-          // The ambient sensors' (AmbientConfiguration), read with the rest of the daemon's.
-          _ = try number(0.05...10, "s")
-        case "still-rate":
-          sampling.adaptive.stillRate = try number(0.1...1000, "Hz")
-        case "settle-time":
-          sampling.adaptive.settleTime = try number(0.1...60, "s")
-        case "hysteresis":
-          switch entry.value {
-          case "auto": sampling.hysteresis = .auto
-          case "off": sampling.hysteresis = .off
-          default:
-            let number: Double
-            do {
-              number = try DecimalText.parseDouble(entry.value)
-            } catch {
-              throw fail("hysteresis '\(entry.value)' is \(error); write auto, off or m/s^2")
-            }
-            guard number > 0, number <= 5 else {
-              throw fail("hysteresis \(entry.value) m/s^2 is outside 0 ... 5 (or write auto, off)")
-            }
-            sampling.hysteresis = .fixed(number)
-          }
-        default:
-          throw fail(
-            "unknown key '\(entry.key)' in [sampling] (known: mode, rate, poll-rate, "
-              + "buffered-rate, buffer-length, adaptive, still-rate, settle-time, hysteresis, "
-              + "light-interval, proximity-interval)")
-        }
-      }
+    var sensors = SensorsConfiguration()
+    for section in file.sections
+    where section.name == SensorsConfiguration.samplingSection.name
+      || section.name == SensorsConfiguration.deviceSection.name
+    {
+      let rule =
+        section.name == SensorsConfiguration.deviceSection.name
+        ? SensorsConfiguration.deviceSection : SensorsConfiguration.samplingSection
+      try rule.read(section, into: &sensors, source: file.source)
     }
-    for section in file.sections(named: "device") {
-      let origin = "\(file.source):\(section.line)"
-      guard let title = section.argument, !title.isEmpty else {
-        throw ConfigError(
-          source: file.source, line: section.line,
-          reason: "a device section needs a name: [device \"my-tablet\"]")
-      }
-      var override = DeviceOverride(title: title, origin: origin)
-      for entry in section.entries {
-        func fail(_ reason: String) -> ConfigError {
-          ConfigError(source: file.source, line: entry.line, reason: reason)
-        }
-        guard !entry.value.isEmpty else { throw fail("\(entry.key) has no value") }
-        switch entry.key {
-        case "match-name": override.matchName = entry.value
-        case "match-label": override.matchLabel = entry.value
-        case "match-modalias": override.matchModalias = entry.value
-        case "mount-matrix":
-          do {
-            _ = try MountMatrix(parsing: entry.value)
-          } catch {
-            throw fail("\(error)")
-          }
-          override.mountMatrix = (entry.value, "\(file.source):\(entry.line)")
-        case "location":
-          guard let location = SensorLocation(rawValue: entry.value), location != .unknown else {
-            throw fail("location '\(entry.value)' must be 'display' or 'base'")
-          }
-          override.location = location
-        default:
-          throw fail(
-            "unknown key '\(entry.key)' in [device \"\(title)\"] (known: match-name, "
-              + "match-label, match-modalias, mount-matrix, location)")
-        }
-      }
-      guard
-        override.matchName != nil || override.matchLabel != nil
-          || override.matchModalias != nil
-      else {
-        throw ConfigError(
-          source: file.source, line: section.line,
-          reason: "[device \"\(title)\"] needs match-name, match-label or match-modalias")
-      }
-      devices.append(override)
-    }
+    self = sensors.accelerometer
   }
 
   /// The first override matching a device, if any.

@@ -15,6 +15,8 @@ extension AccelerometerDescription {
     func string(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
     var members: [(String, JSONValue)] = [
       ("device", .string(sysname)),
+      // After "device": consumers match lines that begin with it.
+      ("kind", .string(SensorKind.accelerometer.rawValue)),
       ("syspath", .string(facts.syspath)),
       ("devnode", string(facts.devnode)),
       ("name", string(facts.name)),

@@ -192,6 +192,13 @@ final class KindSlot {
       } else if let before {
         logger.notice("hinge angle sensor \(before.sysname) removed")
       }
+    case .gyroscope, .rotation, .magnetometer:
+      if let d = now?.motion {
+        logger.notice(
+          "\(kind.noun) \(d.sysname) (\(d.name ?? "no name"), mount matrix \(d.mountMatrixSource))")
+      } else if let before {
+        logger.notice("\(kind.noun) \(before.sysname) removed")
+      }
     case .light, .proximity, .compass:
       if let info = now?.ambient {
         logger.notice(

@@ -39,6 +39,12 @@ public struct Sensor: Equatable, Sendable {
     return nil
   }
 
+  /// The gyroscope's or rotation sensor's description.
+  public var motion: MotionDescription? {
+    if case .motion(let d) = detail { return d }
+    return nil
+  }
+
   /// The light, proximity or compass sensor's description.
   public var ambient: AmbientDescription? {
     if case .ambient(let d) = detail { return d }
@@ -54,6 +60,8 @@ public enum SensorDetail: Equatable, Sendable {
   case ambient(AmbientDescription)
   /// A hinge angle the kernel reports (`IIOPollHinge`).
   case hingeAngle(HingeAngleDescription)
+  /// A gyroscope or a device-rotation sensor (`MotionDescription`).
+  case motion(MotionDescription)
 }
 
 /// How a sensor is being read.
@@ -99,6 +107,12 @@ public enum SensorValue: Equatable, Sendable {
   case heading(Double)
   /// An angle in degrees (a hinge's: 0 closed, 180 flat, 360 folded back).
   case angle(Double)
+  /// An angular velocity in rad/s in the display frame.
+  case angularVelocity(Vector3)
+  /// A rotation from the display frame to the earth frame (unit quaternion).
+  case rotation(Quaternion)
+  /// A magnetic field in the display frame (the sensor's unit: gauss for IIO).
+  case magneticField(Vector3)
 }
 
 /// What a running reader tells its owner.

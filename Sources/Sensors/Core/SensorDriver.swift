@@ -160,6 +160,8 @@ public enum SensorDrivers {
     IIOPollProximity.self, InputProximity.self,
     IIOPollCompass.self, IIOBufferCompass.self,
     IIOPollHinge.self,
+    IIOBufferGyroscope.self, IIOPollGyroscope.self, IIOBufferRotation.self, IIOPollRotation.self,
+    IIOPollMagnetometer.self,
   ]
 
   /// The driver called `name`.

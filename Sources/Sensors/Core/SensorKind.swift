@@ -20,6 +20,12 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
   /// A hinge angle the hardware measures itself (Intel's HID custom hinge sensor, ChromeOS's
   /// lid angle): where present, the posture's angle.
   case hinge
+  /// A gyroscope's angular velocity (`org.orientd.Motion1`).
+  case gyroscope
+  /// A device-rotation sensor's quaternion (`org.orientd.Motion1`).
+  case rotation
+  /// A magnetometer's field vector: the fused rotation's heading (`org.orientd.Motion1`).
+  case magnetometer
 
   /// What the log calls its sensor.
   public var noun: String {
@@ -30,6 +36,9 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
     case .proximity: "proximity sensor"
     case .compass: "compass sensor"
     case .hinge: "hinge angle sensor"
+    case .gyroscope: "gyroscope"
+    case .rotation: "rotation sensor"
+    case .magnetometer: "magnetometer"
     }
   }
 
@@ -85,6 +94,17 @@ public enum SensorKind: String, CaseIterable, Hashable, Sendable, Comparable,
     case .hinge:
       // The lowest device number, as for the base accelerometer.
       return Choice(chosen: candidates.min { Sensor.deviceOrder($0, $1) })
+    case .gyroscope, .rotation, .magnetometer:
+      // A device that can be buffered first (full rate, kernel timestamps); then an absolute
+      // heading before a relative one; then by device path.
+      func order(_ sensor: Sensor) -> (Int, Int, String) {
+        let d = sensor.motion
+        return (
+          d?.scanElements.isEmpty == false ? 0 : 1, d?.headingIsAbsolute == true ? 0 : 1,
+          sensor.syspath
+        )
+      }
+      return Choice(chosen: candidates.min { order($0) < order($1) })
     }
   }
 }

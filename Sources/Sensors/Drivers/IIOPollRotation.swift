@@ -1,0 +1,23 @@
+import DeviceDiscovery
+
+/// `iio-poll-rotation`: hid-sensor-rotation's `in_rot_quaternion_raw` polled on a timer.
+public enum IIOPollRotation: SensorDriver {
+  /// `iio-poll-rotation`.
+  public static let name = "iio-poll-rotation"
+  /// `iio`.
+  public static let subsystems: Set<String> = ["iio"]
+  /// The device's rotation, if this driver can read it.
+  public static func discover(_ device: UdevDevice, _ context: DiscoveryContext) -> [Sensor] {
+    motionSensors(device, kind: .rotation, driver: name, buffered: false)
+  }
+  /// At the device's frequency up to 100 Hz (`MotionDescription.pollRate`).
+  public static func plan(_ sensor: Sensor, _ c: SensorsConfiguration) -> (
+    mode: SamplingMode, rate: Double
+  ) { (.polled, sensor.motion?.pollRate ?? 50) }
+  /// Starts reading.
+  public static func open(
+    _ sensor: Sensor, _ context: OpenContext, deliver: @escaping (SensorEvent) -> Void
+  ) throws(SensorError) -> any SensorReader {
+    try openMotionPolled(sensor, context, deliver: deliver)
+  }
+}

@@ -1,0 +1,282 @@
+import OrientCore
+import OrientLog
+import SystemKit
+import TextFormats
+
+/// Polls one or more sysfs attributes together on a timer and turns their numbers into one
+/// value (`interpret`), stamped with the read time: a gyroscope's three `in_anglvel_*_raw`, a
+/// rotation sensor's `in_rot_quaternion_raw` (four numbers in one file), a magnetometer's
+/// `in_magn_*_raw` (a kind with one attribute and one value, light or the hinge angle, has
+/// `PolledAttributeReader`). Files stay open between reads (`SysfsAttribute`); values
+/// that mean nothing are skipped and logged once per episode; failing reads slow it down
+/// (`PollBackoff`); nothing is open or scheduled once stopped.
+final class PolledValuesReader: SensorReader {
+  let mode = SamplingMode.polled
+  let rate: Double
+  private let device: String
+  private let what: String
+  private let interval: Duration
+  private let logger: Logger
+  private let interpret: ([Double]) -> SensorValue?
+  private let deliver: (SensorEvent) -> Void
+  private var files: [SysfsAttribute] = []
+  private var timer: EventLoop.Timer?
+  private var problems = LogOnce()
+  private var backoff = PollBackoff()
+
+  /// Opens `paths` and reads them every 1/`rate` s; the first reading is posted to the loop
+  /// at once. `what` names the value in messages (`a rate`, `an angle of 0 to 360 degrees`).
+  ///
+  /// - Throws: `SensorError` if a file cannot be opened or the timer made.
+  init(
+    device: String, paths: [String], rate: Double, what: String, loop: EventLoop,
+    logger: Logger, interpret: @escaping ([Double]) -> SensorValue?,
+    deliver: @escaping (SensorEvent) -> Void
+  ) throws(SensorError) {
+    self.device = device
+    self.what = what
+    self.logger = logger
+    self.interpret = interpret
+    self.deliver = deliver
+    self.rate = max(rate, 0.1)
+    interval = .nanoseconds(Int64(1e9 / self.rate))
+    do {
+      for path in paths { files.append(try SysfsAttribute(path: path)) }
+      let timer = try loop.makeTimer { [weak self] in self?.poll() }
+      try timer.schedule(after: interval, interval: interval)
+      self.timer = timer
+    } catch {
+      stop()
+      throw SensorError(error, "\(device): cannot poll")
+    }
+    logger.debug("\(device): polling \(paths.joined(separator: ", ")) at \(self.rate) Hz")
+    // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
+    loop.post { [weak self] in self?.poll() }
+  }
+
+  deinit { stop() }
+
+  func stop() {
+    timer?.cancel()
+    timer = nil
+    for file in files { file.close() }
+    files = []
+  }
+
+  private func poll() {
+    guard !files.isEmpty else { return }
+    var numbers: [Double] = []
+    var texts: [String] = []
+    for file in files {
+      let text: String
+      do {
+        text = try file.readText()
+      } catch {
+        if error.isDeviceGone {
+          stop()
+          deliver(.gone("\(file.path): \(error.reason)"))
+          return
+        }
+        problems.report("read", logger: logger, "\(device): cannot read \(file.path): \(error)")
+        if let slower = backoff.failed(rate: rate) { reschedule(slower) }
+        return
+      }
+      texts.append(String(text.trimming()))
+      // "x y z w " for a quaternion: numbers separated by spaces, one trailing.
+      numbers += text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap {
+        Double(String($0))
+      }
+    }
+    guard let value = interpret(numbers) else {
+      problems.report(
+        "value", logger: logger,
+        "\(device): \(texts.map { "\"\($0)\"" }.joined(separator: ", ")) is not \(what) "
+          + "(skipped; logged once)")
+      return
+    }
+    problems.clear("read", logger: logger, "\(device): readable again")
+    problems.clear("value", logger: logger, "\(device): holds \(what) again")
+    if backoff.succeeded() { reschedule(interval) }
+    deliver(
+      .reading(
+        Reading(time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()), value: value)))
+  }
+
+  private func reschedule(_ period: Duration) {
+    do {
+      try timer?.schedule(after: period, interval: period)
+    } catch {
+      problems.report("timer", logger: logger, "\(device): cannot reschedule: \(error)")
+    }
+  }
+}
+
+/// The value raw counts of a motion sensor mean: three for a gyroscope or magnetometer, four
+/// (x, y, z, w) for a rotation.
+enum MotionValues {
+  static func value(_ info: MotionDescription, _ n: [Double]) -> SensorValue? {
+    if info.kind == .rotation {
+      guard n.count == 4, let q = info.rotation(x: n[0], y: n[1], z: n[2], w: n[3]) else {
+        return nil
+      }
+      return .rotation(q)
+    }
+    guard n.count == 3, let v = info.angularVelocity(x: n[0], y: n[1], z: n[2]) else {
+      return nil
+    }
+    return info.kind == .magnetometer ? .magneticField(v) : .angularVelocity(v)
+  }
+
+  /// The attributes a motion sensor is polled through.
+  static func paths(_ info: MotionDescription) -> [String] {
+    if info.kind == .rotation { return ["\(info.syspath)/in_rot_quaternion_raw"] }
+    let channel = info.kind == .magnetometer ? "magn" : "anglvel"
+    return ["x", "y", "z"].map { "\(info.syspath)/in_\(channel)_\($0)_raw" }
+  }
+}
+
+/// Reads a gyroscope's `anglvel` or a rotation sensor's `in_rot_quaternion` scan elements
+/// through the IIO buffer: every scan is one reading, stamped by the kernel (a rotation
+/// sensor's stamp taken from the scan's last 8 bytes, where hid-sensor-rotation writes it,
+/// not from its layout offset). Stopped: the node is closed and sysfs put back.
+final class MotionBufferReader: SensorReader {
+  let mode = SamplingMode.buffered
+  private(set) var rate: Double
+  let trigger: String?
+  private let info: MotionDescription
+  private let logger: Logger
+  private let deliver: (SensorEvent) -> Void
+  private var problems = LogOnce()
+  private var running: Running?
+  private var pending: [UInt8] = []
+
+  private struct Running {
+    let journal: SysfsJournal
+    let file: FileDescriptor
+    let watch: EventLoop.Watch
+    let layout: ScanLayout
+    let elements: [ScanLayout.Element]
+    let timestamp: ScanLayout.Element?
+    let converter: TimestampConverter
+  }
+
+  init(
+    _ info: MotionDescription, triggers: [TriggerInfo], parent: String?, loop: EventLoop,
+    logger: Logger, deliver: @escaping (SensorEvent) -> Void
+  ) throws(SensorError) {
+    self.info = info
+    self.logger = logger
+    self.deliver = deliver
+    rate = info.samplingFrequency ?? 0
+    guard let devnode = info.devnode, !info.scanElements.isEmpty else {
+      throw SensorError(.unavailable, "\(info.sysname): no scan elements and node to read")
+    }
+    let setup = BufferSetup(
+      syspath: info.syspath, device: info.sysname, journal: SysfsJournal(logger: logger),
+      logger: logger)
+    let file = try setup.openNode(devnode)
+    let layout = try setup.enableChannels(info.scanElements, timestamp: true)
+    let elements = info.scanElements.compactMap { layout.element(named: $0) }
+    guard elements.count == info.scanElements.count else {
+      throw setup.fail("\(info.sysname): \(info.scanElements) missing from the scan layout")
+    }
+    let stamp = layout.element(named: ScanLayout.timestampChannel)
+    let clock = setup.timestampClock(hasTimestamps: stamp != nil)
+    trigger = try setup.attachTrigger(
+      deviceName: info.name, deviceNumber: Int(info.sysname.drop { !$0.isNumber }),
+      deviceParent: parent, triggers: triggers)
+    if let attribute = info.frequencyAttribute {
+      // The stream's rate (the buffer is off: drivers take a new frequency then); put back
+      // at stop like every other setting.
+      let target = info.streamRate
+      do {
+        try setup.journal.set("\(info.syspath)/\(attribute)", AvailableValues.format(target))
+        rate = target
+      } catch {
+        logger.notice("\(info.sysname): cannot set \(attribute) to \(target): \(error)")
+      }
+    }
+    try setup.enableBuffer(length: 128)
+    do {
+      let watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
+        self?.readable(events)
+      }
+      running = Running(
+        journal: setup.journal, file: file, watch: watch, layout: layout, elements: elements,
+        timestamp: stamp, converter: TimestampConverter(clock: clock))
+    } catch {
+      file.close()
+      throw setup.fail("\(info.sysname): cannot watch \(devnode): \(error)", error)
+    }
+    logger.info("\(info.sysname): reading its \(info.kind.noun) buffered from \(devnode)")
+  }
+
+  deinit { stop() }
+
+  func stop() { halt(deviceGone: false) }
+
+  private func halt(deviceGone: Bool) {
+    guard let running else { return }
+    self.running = nil
+    running.watch.cancel()
+    running.file.close()
+    running.journal.restore(deviceGone: deviceGone)
+    pending = []
+  }
+
+  private func readable(_ events: EventLoop.Events) {
+    guard let running else { return }
+    var chunk = [UInt8](repeating: 0, count: max(running.layout.recordSize * 32, 256))
+    do {
+      let count = try chunk.withUnsafeMutableBytes { raw in
+        Result { () throws(SystemError) in try running.file.read(into: raw) }
+      }.get()
+      if let count, count > 0 { pending.append(contentsOf: chunk[0..<count]) }
+      if count == 0 || (events.contains(.hangup) && count == nil) {
+        logger.warning("\(info.sysname): \(running.file.path) ended; stopped reading")
+        return stop()
+      }
+    } catch {
+      if error.isDeviceGone {
+        halt(deviceGone: true)
+        return deliver(.gone("\(running.file.path): \(error.reason)"))
+      }
+      problems.report("read", logger: logger, "\(info.sysname): reading: \(error) (logged once)")
+      return
+    }
+    let size = running.layout.recordSize
+    let records = pending.count / size
+    guard records > 0 else { return }
+    let now = Clock.monotonicNanoseconds()
+    let clockNow =
+      running.converter.clock == .monotonic ? now : BufferSampler.read(running.converter.clock)
+    for i in 0..<records {
+      let record = Array(pending[(i * size)..<((i + 1) * size)])
+      let counts = running.elements.flatMap { element in
+        record.withUnsafeBytes { running.layout.values(of: element, in: $0) } ?? []
+      }.map(Double.init)
+      guard let value = MotionValues.value(info, counts) else { continue }
+      var time = now
+      if running.timestamp != nil, let stamp = stamp(record, running) {
+        let converted = running.converter.monotonic(stamp, clockNow: clockNow, monotonicNow: now)
+        if converted <= now + 1_000_000_000 && converted >= now - 60_000_000_000 {
+          time = converted
+        }
+      }
+      deliver(.reading(Reading(time: MonotonicTime(nanoseconds: time), value: value)))
+    }
+    pending.removeFirst(records * size)
+  }
+
+  /// The scan's kernel timestamp: at its layout offset, except hid-sensor-rotation's, which
+  /// the driver writes into the last 8 bytes.
+  private func stamp(_ record: [UInt8], _ running: Running) -> Int64? {
+    guard let element = running.timestamp else { return nil }
+    if info.kind == .rotation, record.count >= 8 {
+      var value: Int64 = 0
+      for (i, byte) in record.suffix(8).enumerated() { value |= Int64(byte) << (8 * Int64(i)) }
+      return value
+    }
+    return running.layout.value(of: element, in: record)
+  }
+}

@@ -1,0 +1,196 @@
+import DBusKit
+import OrientCore
+import OrientDaemon
+import OrientWire
+import Sensors
+import TestThreads
+import Testing
+
+/// org.orientd.Motion1 through the daemon's logic alone, on scripted sensors (milliseconds):
+/// the claim path with its own polkit action, what is read, fusion against a rotation sensor,
+/// the property rate, and what non-claimers see.
+@Suite(.ownThreads) struct MotionCoreTests {
+  static func motionSensor(_ kind: SensorKind, _ name: String) -> Sensor {
+    let d = MotionDescription(
+      kind: kind, syspath: "/sys/devices/fake/\(name)", sysname: name, name: nil,
+      devnode: nil, scale: 1, offset: 0, mountMatrix: .identity, mountMatrixSource: "identity",
+      hasRaw: true, scanElements: [], samplingFrequency: 100, maximumRate: nil,
+      headingIsAbsolute: true)
+    return Sensor(
+      kinds: [kind], syspath: d.syspath, sysname: name,
+      drivers: [kind == .rotation ? IIOPollRotation.name : IIOPollGyroscope.name],
+      detail: .motion(d))
+  }
+
+  @Test func aClaimIsCheckedWithTheMotionActionAndReadsGyroscopeAndAccelerometer() {
+    let rig = CoreRig()
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))
+    #expect(rig.core.published.motion.hasGyroscope)
+    #expect(rig.core.published.motion.rotationSource == "fusion-6")
+    #expect(rig.sensors.wanted.isEmpty, "idle: nothing read")
+    let call = FakeCall(":1.7", "Claim")
+    rig.core.claim(call, .motion)
+    #expect(rig.authority.pending.map(\.action) == [Wire.motionReadAction])
+    #expect(rig.sensors.wanted.isEmpty, "nothing read before polkit answers")
+    rig.authority.answer(":1.7", .allowed)
+    #expect(rig.sensors.wanted.isSuperset(of: [.accelerometer, .gyroscope]))
+    #expect(!call.answered, "held for the first gyroscope sample")
+    rig.sensors.deliver(.gyroscope, .angularVelocity(Vector3(0, 0, 1)), at: 10)
+    #expect(call.answered)
+    #expect(rig.core.published.motion.angularVelocity == Vector3(0, 0, 1))
+    // Non-claimers read zero; the claimer the value.
+    #expect(
+      rig.core.motionValue(.angularVelocity, for: ":1.9")
+        == .structure([.double(0), .double(0), .double(0)]))
+    #expect(
+      rig.core.motionValue(.angularVelocity, for: ":1.7")
+        == .structure([.double(0), .double(0), .double(1)]))
+    rig.release(":1.7", .motion)
+    #expect(rig.sensors.wanted.isEmpty)
+  }
+
+  @Test func withoutAGyroscopeOrRotationSensorAClaimIsNoSensor() {
+    let rig = CoreRig()
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    let call = FakeCall(":1.7", "Claim")
+    rig.core.claim(call, .motion)
+    #expect(call.error == Wire.noMotionSensorError)
+    #expect(rig.authority.pending.isEmpty && rig.sensors.wanted.isEmpty)
+  }
+
+  @Test func aRefusedClaimReadsNothing() {
+    let rig = CoreRig()
+    rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))
+    let call = FakeCall(":1.7", "Claim")
+    rig.core.claim(call, .motion)
+    rig.authority.answer(":1.7", .denied(nil))
+    #expect(call.error == .accessDenied)
+    #expect(rig.sensors.wanted.isEmpty)
+  }
+
+  @Test func theFusionTurnsWithTheGyroscopeAndTheSensorsQuaternionWinsWhenPresent() {
+    let rig = CoreRig()
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))
+    rig.claim(":1.7", .motion)
+    // Lying flat (gravity along -z in orientd's convention), turning about z at 1 rad/s.
+    for i in 0..<300 {
+      let t = 10 + Double(i) * 0.01
+      rig.sensors.deliver(.accelerometer, .acceleration(Vector3(0, 0, -9.80665)), at: t)
+      rig.sensors.deliver(.gyroscope, .angularVelocity(Vector3(0, 0, 1)), at: t)
+    }
+    let fused = rig.core.published.motion.rotation
+    // About 3 s of turning, less the fusion's start-up: a rotation about vertical only.
+    #expect(abs(fused.x) < 0.02 && abs(fused.y) < 0.02, "\(fused)")
+    #expect(fused.angle > 2, "turned: \(fused.angle) rad")
+    // A rotation sensor appears: its quaternion is the rotation from now on.
+    rig.sensors.appear(.rotation, Self.motionSensor(.rotation, "iio:device4"))
+    #expect(rig.core.published.motion.rotationSource == "sensor")
+    let q = Quaternion(w: 0.7071, x: 0.7071, y: 0, z: 0).normalized
+    rig.sensors.deliver(.rotation, .rotation(q), at: 20)
+    rig.sensors.deliver(.gyroscope, .angularVelocity(Vector3(0, 0, 1)), at: 20)
+    #expect(rig.core.published.motion.rotation == q)
+  }
+
+  @Test func aMagnetometerMakesTheHeadingAbsolute() {
+    let rig = CoreRig()
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))
+    rig.sensors.appear(.magnetometer, Self.motionSensor(.magnetometer, "iio:device5"))
+    #expect(rig.core.published.motion.rotationSource == "fusion-9")
+    rig.claim(":1.7", .motion)
+    #expect(rig.sensors.wanted.contains(.magnetometer))
+    // Lying flat and still, the field's horizontal part along the device's +x (and dipping
+    // down): the device's +x is magnetic north.
+    for i in 0..<300 {
+      let t = 10 + Double(i) * 0.01
+      rig.sensors.deliver(.accelerometer, .acceleration(Vector3(0, 0, -9.80665)), at: t)
+      rig.sensors.deliver(.magnetometer, .magneticField(Vector3(0.2, 0, -0.4)), at: t)
+      rig.sensors.deliver(.gyroscope, .angularVelocity(.zero), at: t)
+    }
+    let q = rig.core.published.motion.rotation
+    // The device's +x (the field's horizontal part) is north (earth +y): a quarter turn.
+    let north = q.rotate(Vector3(1, 0, 0))
+    #expect(abs(north.y - 1) < 0.05, "\(north)")
+  }
+
+  @Test func propertiesChangeAtMostPropertyRateTimesASecond() {
+    let rig = CoreRig()
+    rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))
+    rig.claim(":1.7", .motion)
+    let before = rig.bus.sent.count
+    for i in 0..<100 {
+      rig.sensors.deliver(
+        .gyroscope, .angularVelocity(Vector3(0, 0, Double(i))), at: 10 + Double(i) * 0.01)
+    }
+    let published = rig.bus.sent.dropFirst(before).filter { $0 == .publish(.motion, to: [":1.7"]) }
+    // One second at 100 Hz: 5 publications (the default PropertyRate).
+    #expect(published.count == 5, "\(published.count)")
+  }
+
+  @Test func openStreamNeedsAClaimAndValidOptions() throws {
+    let rig = CoreRig()
+    rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))
+    #expect(throws: DBusError.self) { try rig.core.openStream([:], for: ":1.7") }
+    let (options, granted) = try MotionStreamOptions.parse(
+      ["rate": .double(25), "batch": .uint32(10)], sensorRate: 100)
+    #expect(options.every == 4, "every 4th sample of 100 Hz")
+    #expect(granted["rate"] == .double(25))
+    #expect(granted["latency"] == .double(0.4))
+    for bad: [String: DBusValue] in [
+      ["rate": .double(0)], ["batch": .uint32(0)], ["batch": .uint32(256)],
+      ["frobnicate": .double(1)], ["rate": .string("fast")],
+    ] {
+      #expect(throws: DBusError.self) { try MotionStreamOptions.parse(bad, sensorRate: 100) }
+    }
+  }
+}
+
+/// `[motion]` in orientd.conf: the property rate and the fusion's keys, errors at their line.
+@Suite(.ownThreads) struct MotionSettingsTests {
+  @Test func theSectionSetsTheRateAndTheFusion() throws {
+    let c = try DaemonConfiguration(
+      parsing: "[motion]\nproperty-rate = 10\ninclination-time-constant = 2\n", source: "t.conf")
+    #expect(c.motion.propertyRate == 10)
+    #expect(c.motion.fusion.inclinationTimeConstant == 2)
+    let rig = CoreRig(configuration: c)
+    #expect(rig.core.published.motion.propertyRate == 10)
+  }
+
+  @Test(arguments: [
+    ("[motion]\nproperty-rate = 0\n", "t.conf:2"),
+    ("[motion]\nproperty-rate = fast\n", "t.conf:2"),
+    ("[motion]\n\nfrobnicate = 1\n", "t.conf:3"),
+    ("[motion]\nsteady-rate = -1\n", "t.conf:2"),
+  ])
+  func badEntriesAreErrorsAtTheirLine(text: String, place: String) {
+    #expect {
+      try DaemonConfiguration(parsing: text, source: "t.conf")
+    } throws: { error in
+      "\(error)".contains(place)
+    }
+  }
+}
+
+/// `OpenStream` asks polkit as `Claim` does.
+@Suite(.ownThreads) struct MotionStreamGateTests {
+  @Test func openStreamIsCheckedWithTheMotionAction() {
+    let rig = CoreRig()
+    rig.sensors.appear(.gyroscope, MotionCoreTests.motionSensor(.gyroscope, "iio:device3"))
+    rig.claim(":1.7", .motion)
+    rig.sensors.deliver(.gyroscope, .angularVelocity(Vector3(0, 0, 1)), at: 10)
+    var replies = 0
+    let refused = FakeCall(":1.7", "OpenStream")
+    rig.core.openStream(refused, options: [:]) { _ in replies += 1 }
+    #expect(rig.authority.pending.last?.action == Wire.motionReadAction)
+    rig.authority.answer(":1.7", .denied(nil))
+    #expect(refused.error == .accessDenied)
+    // Allowed, it goes on to the streams (none here: the rig has no event loop).
+    let allowed = FakeCall(":1.7", "OpenStream")
+    rig.core.openStream(allowed, options: [:]) { _ in replies += 1 }
+    rig.authority.answer(":1.7", .allowed)
+    #expect(allowed.error == .notSupported)
+    #expect(replies == 0)
+  }
+}
