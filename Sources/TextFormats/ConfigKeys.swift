@@ -229,15 +229,18 @@ public struct ConfigTable<Settings>: Sendable {
 
   /// Sets one key from its text.
   ///
-  /// - Throws: `ConfigError` at `source:line`: an unknown key (listing the known ones) or the
+  /// - Throws: `ConfigError` at `source:line`: an unknown key (listing the known ones; the
+  ///   section named with its `title`, as in `[device "tablet"]`, when it has one) or the
   ///   key's own reason.
   public func set(
-    _ name: String, _ text: String, in settings: inout Settings, source: String, line: Int
+    _ name: String, _ text: String, in settings: inout Settings, source: String, line: Int,
+    title: String? = nil
   ) throws(ConfigError) {
     guard let key = key(name) else {
+      let header = title.map { "[\(section) \"\($0)\"]" } ?? "[\(section)]"
       throw ConfigError(
         source: source, line: line,
-        reason: "unknown key '\(name)' in [\(section)] (known: "
+        reason: "unknown key '\(name)' in \(header) (known: "
           + names.joined(separator: ", ") + ")")
     }
     do {
@@ -250,14 +253,17 @@ public struct ConfigTable<Settings>: Sendable {
   /// Checks the relations between keys.
   public func validate(_ settings: Settings) throws(ConfigValueError) { try check(settings) }
 
-  /// Applies a section's entries in order, then checks the relations between keys.
+  /// Applies a section's entries in order, then checks the relations between keys; `title`
+  /// is the section's argument (`[device "tablet"]`), for the messages.
   ///
   /// - Throws: `ConfigError` at the entry's line, or at the header for conflicting values.
-  public func apply(_ section: ConfigFile.Section, to settings: inout Settings, source: String)
-    throws(ConfigError)
-  {
+  public func apply(
+    _ section: ConfigFile.Section, to settings: inout Settings, source: String,
+    title: String? = nil
+  ) throws(ConfigError) {
     for entry in section.entries {
-      try set(entry.key, entry.value, in: &settings, source: source, line: entry.line)
+      try set(
+        entry.key, entry.value, in: &settings, source: source, line: entry.line, title: title)
     }
     do {
       try check(settings)

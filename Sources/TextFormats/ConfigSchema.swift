@@ -59,7 +59,7 @@ public struct ConfigSection<Root>: Sendable {
               + "[\(name) \"my-\(argument.lowercased())\"]")
         }
         var element = make(title, "\(source):\(section.line)")
-        try apply(table, section, to: &element, source: source, title: title)
+        try table.apply(section, to: &element, source: source, title: title)
         do {
           try complete(element)
         } catch {
@@ -80,21 +80,6 @@ public struct ConfigSection<Root>: Sendable {
         (outer: inout Outer, section: ConfigFile.Section, source: String) throws(ConfigError) in
         try apply(&outer[keyPath: path], section, source)
       })
-  }
-
-  /// `table.apply`, with the section's argument in the messages (`[device "tablet"]`).
-  private static func apply<Element>(
-    _ table: ConfigTable<Element>, _ section: ConfigFile.Section, to element: inout Element,
-    source: String, title: String
-  ) throws(ConfigError) {
-    do {
-      try table.apply(section, to: &element, source: source)
-    } catch {
-      var error = error
-      error.reason = error.reason.replacing(
-        "in [\(table.section)]", with: "in [\(table.section) \"\(title)\"]")
-      throw error
-    }
   }
 
   /// Reads one section of the file into `root`.

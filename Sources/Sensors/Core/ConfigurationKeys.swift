@@ -81,13 +81,11 @@ extension SensorsConfiguration {
     })
 
   private static func rateValue(_ key: String, _ text: String) throws(ConfigValueError) -> Double {
-    do {
-      return try ConfigValue.number(key, text, 0.1...1000, "Hz")
-    } catch {
-      throw ConfigValueError(
-        error.reason.contains("expected a number")
-          ? "\(key) '\(text)' is not a rate; write a rate in Hz, e.g. 20" : error.reason)
+    // Not a number at all: say what a rate looks like; a number: the range check's message.
+    guard (try? DecimalText.parseDouble(text)) != nil else {
+      throw ConfigValueError("\(key) '\(text)' is not a rate; write a rate in Hz, e.g. 20")
     }
+    return try ConfigValue.number(key, text, 0.1...1000, "Hz")
   }
 
   /// A hub's change sensitivity in m/s^2: above 0, at most 5.
