@@ -21,7 +21,7 @@ func openPolled(
     throw SensorError(.unavailable, "\(sensor.sysname) is not an ambient sensor")
   }
   return try PolledAttributeReader(
-    sysname: info.sysname, path: AmbientAttributeParser.path(of: info),
+    sysname: info.sysname, paths: [AmbientAttributeParser.path(of: info)],
     interval: context.configuration.ambient.interval(for: info.kind),
     parser: AmbientAttributeParser(info), loop: context.loop, logger: context.logger,
     deliver: deliver)

@@ -112,7 +112,7 @@ public enum IIOPollHinge: SensorDriver {
     let rate = max(context.configuration.sampling.pollRate, 0.1)
     context.logger.debug("\(d.sysname): \(d.source) at \(rate) Hz")
     return try PolledAttributeReader(
-      sysname: d.sysname, path: "\(d.syspath)/\(d.attribute)",
+      sysname: d.sysname, paths: ["\(d.syspath)/\(d.attribute)"],
       interval: .nanoseconds(Int64(1e9 / rate)), parser: HingeAngleParser(info: d),
       loop: context.loop, logger: context.logger, deliver: deliver)
   }
@@ -123,8 +123,10 @@ public enum IIOPollHinge: SensorDriver {
 struct HingeAngleParser: AttributeParser {
   let info: HingeAngleDescription
 
-  func parse(_ text: String) -> Result<SensorValue, AttributeProblem> {
-    guard let raw = Double(text.trimming()), let degrees = info.degrees(raw: raw) else {
+  func parse(_ texts: [String]) -> Result<SensorValue, AttributeProblem> {
+    guard let raw = Double((texts.first ?? "").trimming()),
+      let degrees = info.degrees(raw: raw)
+    else {
       return .failure(
         AttributeProblem(
           message: "not an angle of 0 to 360 degrees (skipped)", isFailure: false))

@@ -50,10 +50,11 @@ func openMotionPolled(
   guard let d = sensor.motion else {
     throw SensorError(.unavailable, "\(sensor.sysname) is not a gyroscope or rotation sensor")
   }
-  return try PolledValuesReader(
-    device: d.sysname, paths: MotionValues.paths(d), rate: d.pollRate,
-    what: "a \(d.kind.noun)'s reading", loop: context.loop, logger: context.logger,
-    interpret: { MotionValues.value(d, $0) }, deliver: deliver)
+  return try PolledAttributeReader(
+    sysname: d.sysname, paths: MotionValues.paths(d),
+    interval: .nanoseconds(Int64(1e9 / max(d.pollRate, 0.1))),
+    parser: MotionAttributeParser(info: d), loop: context.loop, logger: context.logger,
+    deliver: deliver)
 }
 
 /// Opens the buffered reader of a motion sensor.

@@ -3,111 +3,24 @@ import OrientLog
 import SystemKit
 import TextFormats
 
-/// Polls one or more sysfs attributes together on a timer and turns their numbers into one
-/// value (`interpret`), stamped with the read time: a gyroscope's three `in_anglvel_*_raw`, a
-/// rotation sensor's `in_rot_quaternion_raw` (four numbers in one file), a magnetometer's
-/// `in_magn_*_raw` (a kind with one attribute and one value, light or the hinge angle, has
-/// `PolledAttributeReader`). Files stay open between reads (`SysfsAttribute`); values
-/// that mean nothing are skipped and logged once per episode; failing reads slow it down
-/// (`PollBackoff`); nothing is open or scheduled once stopped.
-final class PolledValuesReader: SensorReader {
-  let mode = SamplingMode.polled
-  let rate: Double
-  private let device: String
-  private let what: String
-  private let interval: Duration
-  private let logger: Logger
-  private let interpret: ([Double]) -> SensorValue?
-  private let deliver: (SensorEvent) -> Void
-  private var files: [SysfsAttribute] = []
-  private var timer: EventLoop.Timer?
-  private var problems = LogOnce()
-  private var backoff = PollBackoff()
+/// A motion sensor's polled attributes, for `PolledAttributeReader`: a gyroscope's or
+/// magnetometer's three `in_{anglvel,magn}_{x,y,z}_raw`, a rotation sensor's
+/// `in_rot_quaternion_raw` (four numbers in one file, `"x y z w "`). Counts that make no value
+/// (a missing or unparsable number, a quaternion that is no rotation) are skipped, not counted
+/// as failed reads.
+struct MotionAttributeParser: AttributeParser {
+  let info: MotionDescription
 
-  /// Opens `paths` and reads them every 1/`rate` s; the first reading is posted to the loop
-  /// at once. `what` names the value in messages (`a rate`, `an angle of 0 to 360 degrees`).
-  ///
-  /// - Throws: `SensorError` if a file cannot be opened or the timer made.
-  init(
-    device: String, paths: [String], rate: Double, what: String, loop: EventLoop,
-    logger: Logger, interpret: @escaping ([Double]) -> SensorValue?,
-    deliver: @escaping (SensorEvent) -> Void
-  ) throws(SensorError) {
-    self.device = device
-    self.what = what
-    self.logger = logger
-    self.interpret = interpret
-    self.deliver = deliver
-    self.rate = max(rate, 0.1)
-    interval = .nanoseconds(Int64(1e9 / self.rate))
-    do {
-      for path in paths { files.append(try SysfsAttribute(path: path)) }
-      let timer = try loop.makeTimer { [weak self] in self?.poll() }
-      try timer.schedule(after: interval, interval: interval)
-      self.timer = timer
-    } catch {
-      stop()
-      throw SensorError(error, "\(device): cannot poll")
+  func parse(_ texts: [String]) -> Result<SensorValue, AttributeProblem> {
+    // Numbers separated by spaces, a trailing one after a quaternion's last.
+    let numbers = texts.flatMap { text in
+      text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double(String($0)) }
     }
-    logger.debug("\(device): polling \(paths.joined(separator: ", ")) at \(self.rate) Hz")
-    // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
-    loop.post { [weak self] in self?.poll() }
-  }
-
-  deinit { stop() }
-
-  func stop() {
-    timer?.cancel()
-    timer = nil
-    for file in files { file.close() }
-    files = []
-  }
-
-  private func poll() {
-    guard !files.isEmpty else { return }
-    var numbers: [Double] = []
-    var texts: [String] = []
-    for file in files {
-      let text: String
-      do {
-        text = try file.readText()
-      } catch {
-        if error.isDeviceGone {
-          stop()
-          deliver(.gone("\(file.path): \(error.reason)"))
-          return
-        }
-        problems.report("read", logger: logger, "\(device): cannot read \(file.path): \(error)")
-        if let slower = backoff.failed(rate: rate) { reschedule(slower) }
-        return
-      }
-      texts.append(String(text.trimming()))
-      // "x y z w " for a quaternion: numbers separated by spaces, one trailing.
-      numbers += text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap {
-        Double(String($0))
-      }
+    guard let value = MotionValues.value(info, numbers) else {
+      return .failure(
+        AttributeProblem(message: "not a \(info.kind.noun)'s reading (skipped)", isFailure: false))
     }
-    guard let value = interpret(numbers) else {
-      problems.report(
-        "value", logger: logger,
-        "\(device): \(texts.map { "\"\($0)\"" }.joined(separator: ", ")) is not \(what) "
-          + "(skipped; logged once)")
-      return
-    }
-    problems.clear("read", logger: logger, "\(device): readable again")
-    problems.clear("value", logger: logger, "\(device): holds \(what) again")
-    if backoff.succeeded() { reschedule(interval) }
-    deliver(
-      .reading(
-        Reading(time: MonotonicTime(nanoseconds: Clock.monotonicNanoseconds()), value: value)))
-  }
-
-  private func reschedule(_ period: Duration) {
-    do {
-      try timer?.schedule(after: period, interval: period)
-    } catch {
-      problems.report("timer", logger: logger, "\(device): cannot reschedule: \(error)")
-    }
+    return .success(value)
   }
 }
 

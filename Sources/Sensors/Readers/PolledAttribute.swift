@@ -2,11 +2,12 @@ import OrientCore
 import OrientLog
 import SystemKit
 
-/// What a polled attribute's text means, for `PolledAttributeReader`: a value, or why not.
+/// What polled attributes' texts mean, for `PolledAttributeReader`: a value, or why not.
 protocol AttributeParser {
-  /// The value `text` (as read, untrimmed) holds, or the problem: its log text, and whether it
-  /// counts as a failed read (slowing the reader down) or only skips the value.
-  mutating func parse(_ text: String) -> Result<SensorValue, AttributeProblem>
+  /// The value `texts` (as read, untrimmed, one for each of the reader's paths in order) hold,
+  /// or the problem: its log text, and whether it counts as a failed read (slowing the reader
+  /// down) or only skips the value.
+  mutating func parse(_ texts: [String]) -> Result<SensorValue, AttributeProblem>
 }
 
 /// A value a polled attribute held that is no reading.
@@ -18,11 +19,12 @@ struct AttributeProblem: Error {
   var isFailure: Bool
 }
 
-/// Polls one sysfs attribute on a timer and hands its text to a parser: light, proximity, the
-/// compass, applesmc's light (`AmbientAttributeParser`), a hinge angle (`HingeAngleParser`).
-/// The file stays open while reading and is read again at offset 0 each time (sysfs asks the
-/// driver again; `SysfsAttribute`, which also notices a file an emulated sysfs replaced);
-/// nothing is open or scheduled once stopped.
+/// Polls sysfs attributes together on a timer and hands their texts to a parser: light,
+/// proximity, the compass, applesmc's light (`AmbientAttributeParser`), a hinge angle
+/// (`HingeAngleParser`), a gyroscope's or magnetometer's three `_raw` files and a rotation
+/// sensor's quaternion (`MotionAttributeParser`). The files stay open while reading and are
+/// read again at offset 0 each time (sysfs asks the driver again; `SysfsAttribute`, which also
+/// notices a file an emulated sysfs replaced); nothing is open or scheduled once stopped.
 ///
 /// Like the accelerometer's `PollSampler`, a sensor whose every read has failed for a while
 /// is read less and less often (`PollBackoff`) until a read works again, and each kind of
@@ -34,33 +36,33 @@ final class PolledAttributeReader<Parser: AttributeParser>: SensorReader {
   let sysname: String
   /// The poll interval.
   let interval: Duration
-  /// The file polled.
-  let path: String
+  /// The files polled, read in this order each time.
+  let paths: [String]
   private let logger: Logger
   private let deliver: (SensorEvent) -> Void
   private var timer: EventLoop.Timer?
   private var parser: Parser
   private var problems = LogOnce()
-  private var file: SysfsAttribute?
+  private var files: [SysfsAttribute] = []
   private var backoff = PollBackoff()
 
-  /// Opens `path` and reads it every `interval`; the first reading is posted to the loop at
-  /// once.
+  /// Opens `paths` and reads them every `interval`; the first reading is posted to the loop
+  /// at once.
   ///
-  /// - Throws: `SensorError` if the attribute cannot be opened or the timer made.
+  /// - Throws: `SensorError` if an attribute cannot be opened or the timer made.
   init(
-    sysname: String, path: String, interval: Duration, parser: Parser, loop: EventLoop,
+    sysname: String, paths: [String], interval: Duration, parser: Parser, loop: EventLoop,
     logger: Logger, deliver: @escaping (SensorEvent) -> Void
   ) throws(SensorError) {
     self.sysname = sysname
-    self.path = path
+    self.paths = paths
     self.interval = interval
     self.parser = parser
     self.logger = logger
     self.deliver = deliver
     rate = 1 / max(interval.seconds, 0.001)
     do {
-      file = try SysfsAttribute(path: path)
+      for path in paths { files.append(try SysfsAttribute(path: path)) }
       let timer = try loop.makeTimer { [weak self] in self?.poll() }
       try timer.schedule(after: interval, interval: interval)
       self.timer = timer
@@ -68,7 +70,8 @@ final class PolledAttributeReader<Parser: AttributeParser>: SensorReader {
       stop()
       throw SensorError(error, "\(sysname): cannot poll")
     }
-    logger.debug("\(sysname): polling \(path) every \(interval.nanoseconds / 1_000_000) ms")
+    logger.debug(
+      "\(sysname): polling \(described) every \(interval.nanoseconds / 1_000_000) ms")
     // Posted, not called: the caller (a claim) finishes its bookkeeping before the reading.
     loop.post { [weak self] in self?.poll() }
   }
@@ -78,38 +81,45 @@ final class PolledAttributeReader<Parser: AttributeParser>: SensorReader {
   func stop() {
     timer?.cancel()
     timer = nil
-    file?.close()
-    file = nil
+    for file in files { file.close() }
+    files = []
   }
 
+  /// The paths, for messages.
+  private var described: String { paths.joined(separator: ", ") }
+
   private func poll() {
-    guard let file else { return }
-    let text: String
-    do {
-      text = try file.readText()
-    } catch {
-      if error.isDeviceGone {
-        stop()
-        deliver(.gone("\(path): \(error.reason)"))
+    guard !files.isEmpty else { return }
+    var texts: [String] = []
+    for file in files {
+      do {
+        texts.append(try file.readText())
+      } catch {
+        if error.isDeviceGone {
+          stop()
+          deliver(.gone("\(file.path): \(error.reason)"))
+          return
+        }
+        problems.report(
+          "read", logger: logger,
+          "\(sysname): cannot read \(file.path): \(error) (logged once)")
+        failed()
         return
       }
-      problems.report(
-        "read", logger: logger, "\(sysname): cannot read \(path): \(error) (logged once)")
-      failed()
-      return
     }
     let value: SensorValue
-    switch parser.parse(text) {
+    switch parser.parse(texts) {
     case .success(let parsed): value = parsed
     case .failure(let problem):
+      let held = texts.map { "\"\($0.trimming())\"" }.joined(separator: ", ")
       problems.report(
         "parse", logger: logger,
-        "\(sysname): \(path) holds \"\(text.trimming())\", \(problem.message) (logged once)")
+        "\(sysname): \(described) holds \(held), \(problem.message) (logged once)")
       if problem.isFailure { failed() }
       return
     }
-    problems.clear("read", logger: logger, "\(sysname): \(path) readable again")
-    problems.clear("parse", logger: logger, "\(sysname): \(path) readable again")
+    problems.clear("read", logger: logger, "\(sysname): \(described) readable again")
+    problems.clear("parse", logger: logger, "\(sysname): \(described) readable again")
     if backoff.succeeded() { reschedule(interval) }
     deliver(
       .reading(
@@ -146,8 +156,8 @@ struct AmbientAttributeParser: AttributeParser {
     }
   }
 
-  mutating func parse(_ text: String) -> Result<SensorValue, AttributeProblem> {
-    guard let reading = interpreter.interpret(text) else {
+  mutating func parse(_ texts: [String]) -> Result<SensorValue, AttributeProblem> {
+    guard let reading = interpreter.interpret(texts.first ?? "") else {
       return .failure(
         AttributeProblem(
           message: "not a \(interpreter.description.kind) reading", isFailure: true))
