@@ -18,7 +18,7 @@ swift build
 # The suite runs once, under AddressSanitizer and LeakSanitizer: every test a plain
 # `swift test --skip-build` runs, and a leak or memory error in the test process or in any
 # orientd, orientcam or probe it starts fails it too. (A second, plain run would find nothing
-# this one does not and cost ~160 s of CI's 40-minute budget.)
+# this one does not: another minute or more of CI's 40-minute budget.)
 stage "unit and integration tests under ASan + LSan (private dbus-daemon, umockdev testbeds; scripts/sanitize.sh asan, build-asan/)"
 scripts/sanitize.sh asan
 
@@ -31,7 +31,7 @@ stage "orientation quality gate: orient-bench --quick, tune and held-out splits 
 # the one-repetition quick run. pipefail: a failed target fails the stage.
 "$(swift build --show-bin-path)/orient-bench" --quick --no-throughput | tail -n 30
 
-# The two VM stages keep about one of the two cores busy (QEMU's CPU time is ~70 % of one core
+# The two VM stages keep about one of the two cores busy (QEMU's CPU time is 70-95 % of one core
 # over the stage's wall time: the guest mostly waits for its emulators and daemons), so each runs
 # beside a stage that needs no VM: the release build of the packages beside the bash VM, fuzzing
 # beside the systemd VM. The stage beside writes its output to .build/ci/NAME.log, printed when
