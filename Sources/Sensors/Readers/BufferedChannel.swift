@@ -34,12 +34,7 @@ final class BufferedChannelReader: SensorReader {
     let element: ScanLayout.Element
   }
 
-  private var pending: [UInt8] = []
-  /// Reads that failed in a row with an error other than the device going away.
-  private var failedReads = 0
-  /// After this many failed reads in a row the fault is not transient: reading stops (a
-  /// readable descriptor that only fails would otherwise wake the loop without end).
-  static let failedReadsBeforeStopping = 50
+  private var drain = NodeDrain()
 
   /// Sets the buffer of `info` (its driver is `.iioBuffer`) up and starts reading.
   ///
@@ -93,59 +88,38 @@ final class BufferedChannelReader: SensorReader {
     running.watch.cancel()
     running.file.close()
     running.journal.restore(deviceGone: deviceGone)
-    pending = []
-    failedReads = 0
+    drain.reset()
   }
 
   private func readable(_ events: EventLoop.Events) {
     guard let running else { return }
-    var chunk = [UInt8](repeating: 0, count: max(running.layout.recordSize * 16, 256))
-    for _ in 0..<16 {
-      let count: Int?
-      do {
-        count = try chunk.withUnsafeMutableBytes { raw in
-          Result { () throws(SystemError) in try running.file.read(into: raw) }
-        }.get()
-      } catch {
-        if error.isDeviceGone {
-          halt(deviceGone: true)
-          deliver(.gone("\(running.file.path): \(error.reason)"))
-        } else if failedReads + 1 >= BufferedChannelReader.failedReadsBeforeStopping {
-          logger.warning(
-            "\(info.sysname): reading \(running.file.path): \(error), \(failedReads + 1) times "
-              + "in a row; stopped reading")
-          halt(deviceGone: false)
-        } else {
-          // A transient fault (EIO from the bus): the next data tries again.
-          failedReads += 1
-          problems.report(
-            "read", logger: logger,
-            "\(info.sysname): reading \(running.file.path): \(error); trying again with the next "
-              + "data (logged once)")
-        }
-        return
-      }
-      failedReads = 0
-      guard let count else { break }  // EAGAIN: drained
-      if count == 0 {
-        logger.warning("\(info.sysname): \(running.file.path) ended; stopped reading")
-        stop()
-        return
-      }
-      pending.append(contentsOf: chunk[0..<count])
-      if count < chunk.count { break }
-    }
-    if events.contains(.hangup) && pending.count < running.layout.recordSize {
-      logger.warning("\(info.sysname): \(running.file.path) hung up; stopped reading")
-      stop()
-      return
-    }
     let size = running.layout.recordSize
-    let records = pending.count / size
+    switch drain.read(running.file, recordSize: size, events: events) {
+    case .read: break
+    case .ended(let how):
+      logger.warning("\(info.sysname): \(running.file.path) \(how); stopped reading")
+      return stop()
+    case .gone(let error):
+      halt(deviceGone: true)
+      return deliver(.gone("\(running.file.path): \(error.reason)"))
+    case .failed(let error):
+      if drain.failedReads >= NodeDrain.failedReadsBeforeStopping {
+        logger.warning(
+          "\(info.sysname): reading \(running.file.path): \(error), \(drain.failedReads) times "
+            + "in a row; stopped reading")
+        return halt(deviceGone: false)
+      }
+      // A transient fault (EIO from the bus): the next data tries again.
+      return problems.report(
+        "read", logger: logger,
+        "\(info.sysname): reading \(running.file.path): \(error); trying again with the next "
+          + "data (logged once)")
+    }
+    let records = drain.pending.count / size
     guard records > 0 else { return }
     // Only the newest scan matters: a level, not a motion.
-    let last = Array(pending[((records - 1) * size)..<(records * size)])
-    pending.removeFirst(records * size)
+    let last = Array(drain.pending[((records - 1) * size)..<(records * size)])
+    drain.pending.removeFirst(records * size)
     guard let raw = running.layout.value(of: running.element, in: last) else { return }
     deliver(
       .reading(

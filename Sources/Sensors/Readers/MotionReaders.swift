@@ -61,7 +61,7 @@ final class MotionBufferReader: SensorReader {
   private let deliver: (SensorEvent) -> Void
   private var problems = LogOnce()
   private var running: Running?
-  private var pending: [UInt8] = []
+  private var drain = NodeDrain()
 
   private struct Running {
     let journal: SysfsJournal
@@ -134,37 +134,37 @@ final class MotionBufferReader: SensorReader {
     running.watch.cancel()
     running.file.close()
     running.journal.restore(deviceGone: deviceGone)
-    pending = []
+    drain.reset()
   }
 
   private func readable(_ events: EventLoop.Events) {
     guard let running else { return }
-    var chunk = [UInt8](repeating: 0, count: max(running.layout.recordSize * 32, 256))
-    do {
-      let count = try chunk.withUnsafeMutableBytes { raw in
-        Result { () throws(SystemError) in try running.file.read(into: raw) }
-      }.get()
-      if let count, count > 0 { pending.append(contentsOf: chunk[0..<count]) }
-      if count == 0 || (events.contains(.hangup) && count == nil) {
-        logger.warning("\(info.sysname): \(running.file.path) ended; stopped reading")
-        return stop()
-      }
-    } catch {
-      if error.isDeviceGone {
-        halt(deviceGone: true)
-        return deliver(.gone("\(running.file.path): \(error.reason)"))
-      }
-      problems.report("read", logger: logger, "\(info.sysname): reading: \(error) (logged once)")
-      return
-    }
     let size = running.layout.recordSize
-    let records = pending.count / size
+    switch drain.read(running.file, recordSize: size, events: events) {
+    case .read: break
+    case .ended(let how):
+      logger.warning("\(info.sysname): \(running.file.path) \(how); stopped reading")
+      return stop()
+    case .gone(let error):
+      halt(deviceGone: true)
+      return deliver(.gone("\(running.file.path): \(error.reason)"))
+    case .failed(let error):
+      if drain.failedReads >= NodeDrain.failedReadsBeforeStopping {
+        logger.warning(
+          "\(info.sysname): reading \(running.file.path): \(error), \(drain.failedReads) times "
+            + "in a row; stopped reading")
+        return halt(deviceGone: false)
+      }
+      return problems.report(
+        "read", logger: logger, "\(info.sysname): reading: \(error) (logged once)")
+    }
+    let records = drain.pending.count / size
     guard records > 0 else { return }
     let now = Clock.monotonicNanoseconds()
     let clockNow =
       running.converter.clock == .monotonic ? now : BufferSampler.read(running.converter.clock)
     for i in 0..<records {
-      let record = Array(pending[(i * size)..<((i + 1) * size)])
+      let record = Array(drain.pending[(i * size)..<((i + 1) * size)])
       let counts = running.elements.flatMap { element in
         record.withUnsafeBytes { running.layout.values(of: element, in: $0) } ?? []
       }.map(Double.init)
@@ -178,7 +178,7 @@ final class MotionBufferReader: SensorReader {
       }
       deliver(.reading(Reading(time: MonotonicTime(nanoseconds: time), value: value)))
     }
-    pending.removeFirst(records * size)
+    drain.pending.removeFirst(records * size)
   }
 
   /// The scan's kernel timestamp: at its layout offset, except hid-sensor-rotation's, which
