@@ -47,12 +47,16 @@ enum ListSensorsCommand {
         ("triggers", .array(hub.knownTriggers.map { .string($0.name) })),
         ("gravity_estimate", gravity?.jsonValue ?? .null),
         ("ambient", .array(ambient.map(ambientJSON))),
-        ("motion", motion.jsonValue),
       ])
       let deprecated = DeprecatedKeys(
         AccelerometerDescription.renamedJSONKeys.union(["chosen_mode", "chosen_rate", "not_chosen"])
       )
-      StandardStream.output.writeLine(deprecated.addingAliases(to: document).encoded())
+      // The 0.1 spellings are kept for what 0.1 printed; the motion list is new and has none.
+      var output = deprecated.addingAliases(to: document)
+      if case .object(let pairs) = output {
+        output = .object(pairs + [("motion", motion.jsonValue)])
+      }
+      StandardStream.output.writeLine(output.encoded())
     } else {
       StandardStream.output.writeLine(
         text(sensors, outcome: outcome, active: active, gravity: gravity))
