@@ -135,12 +135,17 @@ public struct OpenContext {
   /// Whether a base accelerometer is present: a display accelerometer's readings are paired
   /// with it for the hinge angle, so it must not go silent while still.
   public var paired: Bool
+  /// The readers of devices whose one buffer serves two kinds (`IIOBufferIMU`): the hub's, so
+  /// that both kinds' slots share one; without it a reader serves one kind.
+  public var sharedBuffers: SharedBuffers?
 
   /// Creates a context.
   public init(
     loop: EventLoop, logger: Logger, configuration: SensorsConfiguration,
-    triggers: [TriggerInfo] = [], parent: String? = nil, paired: Bool = false
+    triggers: [TriggerInfo] = [], parent: String? = nil, paired: Bool = false,
+    sharedBuffers: SharedBuffers? = nil
   ) {
+    self.sharedBuffers = sharedBuffers
     self.loop = loop
     self.logger = logger
     self.configuration = configuration
@@ -155,7 +160,8 @@ public struct OpenContext {
 public enum SensorDrivers {
   /// Every driver.
   public static let all: [any SensorDriver.Type] = [
-    IIOBufferAccelerometer.self, IIOPollAccelerometer.self, InputAccelerometer.self,
+    IIOBufferIMU.self, IIOBufferAccelerometer.self, IIOPollAccelerometer.self,
+    InputAccelerometer.self,
     IIOPollLight.self, IIOBufferLight.self, HwmonLight.self,
     IIOPollProximity.self, InputProximity.self,
     IIOPollCompass.self, IIOBufferCompass.self,

@@ -40,3 +40,28 @@ enum FrequencySetting {
     return Sysfs.readIfPresent(path).flatMap { try? SysfsValue.parseDecimal($0) } ?? wanted.value
   }
 }
+
+extension FrequencySetting {
+  /// A companion's own frequency attribute (a BMI160's `in_anglvel_sampling_frequency` beside
+  /// `in_accel_sampling_frequency`) set to its stream rate, recorded in `journal`; with one
+  /// attribute for both (`sampling_frequency`) the accelerometer's `rate` is the companion's.
+  ///
+  /// - Returns: the companion's frequency in effect afterwards.
+  static func applyCompanion(
+    _ info: MotionDescription, besides accelerometer: AccelerometerDescription, rate: Double,
+    journal: SysfsJournal, logger: Logger
+  ) -> Double {
+    guard let attribute = info.frequencyAttribute,
+      attribute != accelerometer.facts.samplingFrequency?.attribute
+    else { return rate }
+    let target = info.streamRate
+    do {
+      try journal.set("\(info.syspath)/\(attribute)", AvailableValues.format(target))
+      logger.info("\(info.sysname): \(attribute) -> \(AvailableValues.format(target)) Hz")
+      return target
+    } catch {
+      logger.notice("\(info.sysname): cannot set \(attribute) to \(target): \(error)")
+      return info.samplingFrequency ?? rate
+    }
+  }
+}
