@@ -1,0 +1,145 @@
+import Glibc
+import JSON
+import OrientCore
+import SystemKit
+import TestSupport
+import TestThreads
+import Testing
+
+/// A BMI160 read buffered (Tests/Fixtures/umockdev/bmi160-buffered.umockdev: accelerometer and
+/// gyroscope on one IIO device, its own trigger, one `/dev/iio:device0`) by the real daemon on
+/// a private bus, with `orientd --watch` and `orientd --watch --motion --json` as clients. The
+/// node behaves as a triggered buffer (iio_driver.py `feed`): each scan carries the channels
+/// enabled at that moment, so a reader that enabled other channels than it decodes reads
+/// nonsense. Both kinds come from the one buffer (`iio-buffer-imu`), in either claim order,
+/// and releasing one keeps the other flowing.
+@Suite(
+  .ownThreads, .serialized, .enabled(if: UMockdevScenario.isAvailable, "umockdev is not installed"))
+struct SharedIMUDaemonTests {
+  static let path = MotionDaemonTests.path
+  static let interface = MotionDaemonTests.interface
+
+  final class Rig {
+    let fixture: DaemonFixture
+    let imu: UMockdevDevice
+    let sysfs: String
+
+    init() throws {
+      let devices = try UMockdevDevice.parse(
+        record: readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/bmi160-buffered.umockdev"))
+      imu = try #require(devices.first { $0.node != nil })
+      fixture = try DaemonFixture(devices: devices)
+      sysfs = fixture.testbed.root + imu.syspath
+      let imu = imu
+      try fixture.testbed.perform { $0.feed(imu, devnode: "/dev/iio:device0", intervalMilliseconds: 10) }
+    }
+
+    /// The channels enabled in the emulated device.
+    var enabled: Set<String> {
+      Set(
+        ["in_accel_x", "in_anglvel_x", "in_timestamp"].filter {
+          readFile("\(sysfs)/scan_elements/\($0)_en").hasPrefix("1")
+        })
+    }
+    var bufferEnabled: Bool { readFile("\(sysfs)/buffer/enable").hasPrefix("1") }
+
+    /// Turns the device: the display-frame reading of `orientation` (1 g), in the sensor's
+    /// frame (the fixture's matrix maps sensor (x, y) to display (-y, x)).
+    func turn(_ orientation: Orientation) throws {
+      let (dx, dy, _) = Accel.raw(orientation)
+      let scale = 8.19  // 1000 display counts -> 8190 counts of 0.001197 m/s^2: 1 g
+      let sx = Int((Double(dy) * scale).rounded())
+      let sy = Int((Double(-dx) * scale).rounded())
+      let imu = imu
+      try fixture.testbed.perform {
+        $0.set(imu, "in_accel_x_raw", "\(sx)\n")
+        $0.set(imu, "in_accel_y_raw", "\(sy)\n")
+      }
+    }
+
+    func orientation() throws -> ChildProcess {
+      try fixture.start([try Built.executable("orientd"), "--watch"])
+    }
+    func motion() throws -> ChildProcess {
+      try fixture.start([try Built.executable("orientd"), "--watch", "--motion", "--json"])
+    }
+  }
+
+  static func rate(_ watch: ChildProcess) -> [Double]? {
+    watch.standardOutput.jsonLines.last?["angular_velocity"]?.arrayValue?.compactMap(\.numberValue)
+  }
+
+  /// The gyroscope's z rate reaches `--watch --motion` (through the mount matrix: the
+  /// fixture's (12, -7, z) counts read (7, 12, z) x 0.001065 rad/s).
+  static func follows(_ watch: ChildProcess, z: Int, _ rig: Rig) throws -> Bool {
+    let imu = rig.imu
+    try rig.fixture.testbed.perform { $0.set(imu, "in_anglvel_z_raw", "\(z)\n") }
+    return waitFor(timeout: 20) {
+      MotionDaemonTests.close(
+        rate(watch), [7 * 0.001065, 12 * 0.001065, Double(z) * 0.001065], within: 0.003)
+    }
+  }
+
+  @Test func orientationThenMotionThenOrientationAlone() throws {
+    let rig = try Rig()
+    let log = { rig.fixture.log }
+    #expect(!rig.bufferEnabled)
+    let orientation = try rig.orientation()
+    defer { orientation.signal(SIGKILL) }
+    #expect(
+      waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") }, "\(log())")
+    // Orientation only: the gyroscope's channels stay off.
+    #expect(rig.bufferEnabled)
+    #expect(rig.enabled == ["in_accel_x", "in_timestamp"], "\(rig.enabled)")
+
+    let motion = try rig.motion()
+    defer { motion.signal(SIGKILL) }
+    #expect(try Self.follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(log())")
+    #expect(rig.enabled == ["in_accel_x", "in_anglvel_x", "in_timestamp"], "\(rig.enabled)")
+    #expect(log().contains("buffered with its gyroscope"), "\(log())")
+    #expect(!rig.fixture.testbed.openFiles().contains { $0.hasSuffix("_raw") }, "nothing polled")
+    // Both from the one buffer: the accelerometer's turns and the gyroscope's rate.
+    try rig.turn(.leftUp)
+    #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("left-up") }, "\(log())")
+    #expect(try Self.follows(motion, z: -500, rig), "\(motion.standardOutput.suffix(600))")
+    #expect(!orientation.standardOutput.contains("right-up"), "no bogus reading")
+
+    // Motion released: orientation keeps flowing, the gyroscope's channels go off.
+    motion.signal(SIGTERM)
+    #expect(motion.wait(timeout: 10) == 0)
+    #expect(waitFor(timeout: 15) { rig.enabled == ["in_accel_x", "in_timestamp"] }, "\(log())")
+    try rig.turn(.normal)
+    #expect(
+      waitFor(timeout: 15) { orientation.standardOutput.hasSuffix("normal (rotation 0)\n")
+        || orientation.standardOutput.components(separatedBy: "left-up").last?.contains("normal") == true
+      }, "\(orientation.standardOutput)\n\(log())")
+    orientation.signal(SIGTERM)
+    #expect(orientation.wait(timeout: 10) == 0)
+    #expect(waitFor(timeout: 15) { !rig.bufferEnabled && rig.enabled.isEmpty }, "sysfs put back")
+    #expect(readFile("\(rig.sysfs)/in_anglvel_sampling_frequency").hasPrefix("100"))
+  }
+
+  @Test func motionThenOrientationThenMotionAlone() throws {
+    let rig = try Rig()
+    let log = { rig.fixture.log }
+    let motion = try rig.motion()
+    defer { motion.signal(SIGKILL) }
+    #expect(try Self.follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(log())")
+    #expect(rig.enabled == ["in_accel_x", "in_anglvel_x", "in_timestamp"], "\(rig.enabled)")
+
+    let orientation = try rig.orientation()
+    defer { orientation.signal(SIGKILL) }
+    #expect(
+      waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") }, "\(log())")
+    try rig.turn(.leftUp)
+    #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("left-up") }, "\(log())")
+
+    // Orientation released: the motion client still gets the gyroscope's rate.
+    orientation.signal(SIGTERM)
+    #expect(orientation.wait(timeout: 10) == 0)
+    #expect(try Self.follows(motion, z: 300, rig), "\(motion.standardOutput.suffix(600))")
+    motion.signal(SIGTERM)
+    #expect(motion.wait(timeout: 10) == 0)
+    #expect(waitFor(timeout: 15) { !rig.bufferEnabled && rig.enabled.isEmpty }, "sysfs put back")
+  }
+}
