@@ -31,7 +31,9 @@ struct SharedIMUDaemonTests {
       fixture = try DaemonFixture(devices: devices)
       sysfs = fixture.testbed.root + imu.syspath
       let imu = imu
-      try fixture.testbed.perform { $0.feed(imu, devnode: "/dev/iio:device0", intervalMilliseconds: 10) }
+      try fixture.testbed.perform {
+        $0.feed(imu, devnode: "/dev/iio:device0", intervalMilliseconds: 10)
+      }
     }
 
     /// The channels enabled in the emulated device.
@@ -87,7 +89,8 @@ struct SharedIMUDaemonTests {
     let orientation = try rig.orientation()
     defer { orientation.signal(SIGKILL) }
     #expect(
-      waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") }, "\(log())")
+      waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") }, "\(log())"
+    )
     // Orientation only: the gyroscope's channels stay off.
     #expect(rig.bufferEnabled)
     #expect(rig.enabled == ["in_accel_x", "in_timestamp"], "\(rig.enabled)")
@@ -110,8 +113,10 @@ struct SharedIMUDaemonTests {
     #expect(waitFor(timeout: 15) { rig.enabled == ["in_accel_x", "in_timestamp"] }, "\(log())")
     try rig.turn(.normal)
     #expect(
-      waitFor(timeout: 15) { orientation.standardOutput.hasSuffix("normal (rotation 0)\n")
-        || orientation.standardOutput.components(separatedBy: "left-up").last?.contains("normal") == true
+      waitFor(timeout: 15) {
+        orientation.standardOutput.hasSuffix("normal (rotation 0)\n")
+          || orientation.standardOutput.components(separatedBy: "left-up").last?.contains("normal")
+            == true
       }, "\(orientation.standardOutput)\n\(log())")
     orientation.signal(SIGTERM)
     #expect(orientation.wait(timeout: 10) == 0)
@@ -130,7 +135,8 @@ struct SharedIMUDaemonTests {
     let orientation = try rig.orientation()
     defer { orientation.signal(SIGKILL) }
     #expect(
-      waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") }, "\(log())")
+      waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") }, "\(log())"
+    )
     try rig.turn(.leftUp)
     #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("left-up") }, "\(log())")
 
