@@ -149,3 +149,32 @@ struct SharedIMUDaemonTests {
     #expect(waitFor(timeout: 15) { !rig.bufferEnabled && rig.enabled.isEmpty }, "sysfs put back")
   }
 }
+
+extension SharedIMUDaemonTests {
+  @Test func unpluggedWhileBothAreReadBothStopCleanly() throws {
+    let rig = try Rig()
+    let log = { rig.fixture.log }
+    let orientation = try rig.orientation()
+    defer { orientation.signal(SIGKILL) }
+    let motion = try rig.motion()
+    defer { motion.signal(SIGKILL) }
+    #expect(try Self.follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(log())")
+    #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") })
+    // Its files vanish under the reader, then udev says so.
+    let imu = rig.imu
+    try rig.fixture.testbed.perform { $0.unplug(imu, filesFirst: true) }
+    #expect(
+      waitFor(timeout: 15) {
+        (try? rig.fixture.property("HasGyroscope", path: Self.path, interface: Self.interface))
+          == "b false"
+      }, "\(log())")
+    #expect(
+      waitFor(timeout: 15) {
+        (try? rig.fixture.property("HasAccelerometer"))
+          == "b false"
+      }, "\(log())")
+    #expect(rig.fixture.testbed.programIsRunning)
+    #expect(!rig.fixture.testbed.openFiles().contains { $0.contains("iio:device0") }, "\(log())")
+    #expect(!log().contains("cannot read it again"), "no reopen of a removed device: \(log())")
+  }
+}
