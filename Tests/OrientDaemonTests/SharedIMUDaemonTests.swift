@@ -24,9 +24,9 @@ struct SharedIMUDaemonTests {
     let imu: UMockdevDevice
     let sysfs: String
 
-    init() throws {
+    init(_ file: String = "bmi160-buffered.umockdev") throws {
       let devices = try UMockdevDevice.parse(
-        record: readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/bmi160-buffered.umockdev"))
+        record: readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/\(file)"))
       imu = try #require(devices.first { $0.node != nil })
       fixture = try DaemonFixture(devices: devices)
       sysfs = fixture.testbed.root + imu.syspath
@@ -176,5 +176,40 @@ extension SharedIMUDaemonTests {
     #expect(rig.fixture.testbed.programIsRunning)
     #expect(!rig.fixture.testbed.openFiles().contains { $0.contains("iio:device0") }, "\(log())")
     #expect(!log().contains("cannot read it again"), "no reopen of a removed device: \(log())")
+  }
+}
+
+extension SharedIMUDaemonTests {
+  /// An InvenSense MPU-6050 (Tests/Fixtures/umockdev/mpu6050-buffered.umockdev, hand-made from
+  /// inv_mpu6050's sources): one `sampling_frequency` for both kinds, big-endian scan elements,
+  /// a temperature channel between them, a matrix per kind (`in_accel_mount_matrix`,
+  /// `in_anglvel_mount_matrix`).
+  @Test func oneSamplingFrequencyServesBothKinds() throws {
+    let rig = try Rig("mpu6050-buffered.umockdev")
+    let log = { rig.fixture.log }
+    let frequency = { readFile("\(rig.sysfs)/sampling_frequency").trimmingCharacters() }
+    let orientation = try rig.orientation()
+    defer { orientation.signal(SIGKILL) }
+    #expect(
+      waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") },
+      "\(log())")
+    #expect(frequency() == "50", "orientation alone: the lowest meeting buffered-rate")
+    let motion = try rig.motion()
+    defer { motion.signal(SIGKILL) }
+    // (20, -30, 400) counts x 0.001064724 rad/s through (-1 0 0; 0 1 0; 0 0 -1).
+    #expect(
+      waitFor(timeout: 20) {
+        MotionDaemonTests.close(
+          Self.rate(motion), [-20 * 0.001064724, -30 * 0.001064724, -400 * 0.001064724])
+      }, "\(motion.standardOutput)\n\(log())")
+    #expect(frequency() == "100", "both: the gyroscope's 100 Hz")
+    #expect(rig.enabled == ["in_accel_x", "in_anglvel_x", "in_timestamp"], "\(rig.enabled)")
+    #expect(readFile("\(rig.sysfs)/scan_elements/in_temp_en").hasPrefix("0"))
+    motion.signal(SIGTERM)
+    #expect(motion.wait(timeout: 10) == 0)
+    #expect(waitFor(timeout: 15) { frequency() == "50" }, "\(log())")
+    orientation.signal(SIGTERM)
+    #expect(orientation.wait(timeout: 10) == 0)
+    #expect(waitFor(timeout: 15) { frequency() == "20" && !rig.bufferEnabled }, "put back")
   }
 }
