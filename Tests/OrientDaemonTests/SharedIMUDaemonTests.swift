@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import JSON
 import OrientCore
@@ -24,11 +25,11 @@ struct SharedIMUDaemonTests {
     let imu: UMockdevDevice
     let sysfs: String
 
-    init(_ file: String = "bmi160-buffered.umockdev") throws {
+    init(_ file: String = "bmi160-buffered.umockdev", bus: PrivateBus? = nil) throws {
       let devices = try UMockdevDevice.parse(
         record: readFile("\(Built.packageRoot)/Tests/Fixtures/umockdev/\(file)"))
       imu = try #require(devices.first { $0.node != nil })
-      fixture = try DaemonFixture(devices: devices)
+      fixture = try DaemonFixture(devices: devices, bus: bus)
       sysfs = fixture.testbed.root + imu.syspath
       let imu = imu
       try fixture.testbed.perform {
@@ -211,5 +212,49 @@ extension SharedIMUDaemonTests {
     orientation.signal(SIGTERM)
     #expect(orientation.wait(timeout: 10) == 0)
     #expect(waitFor(timeout: 15) { frequency() == "20" && !rig.bufferEnabled }, "put back")
+  }
+}
+
+extension SharedIMUDaemonTests {
+  /// A suspend closes the device once (both kinds), a resume opens it again with both kinds'
+  /// channels, and both flow again (logind played by python3-dbusmock, as in SleepBusTests).
+  @Test(
+    .enabled(
+      if: FileManager.default.fileExists(
+        atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/logind.py"),
+      "python3-dbusmock is not installed"))
+  func bothKindsComeBackAfterAResume() throws {
+    let (bus, policies) = try SleepBusTests.bus()
+    defer { withExtendedLifetime(policies) {} }
+    let rig = try Rig(bus: bus)
+    let log = { rig.fixture.log }
+    let sleep = SleepBusTests()
+    let orientation = try rig.orientation()
+    defer { orientation.signal(SIGKILL) }
+    let motion = try rig.motion()
+    defer { motion.signal(SIGKILL) }
+    #expect(try Self.follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(log())")
+    #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") })
+    let mock = try ChildProcess(
+      [SleepBusTests.python, "-m", "dbusmock", "--system", "--template", "logind"],
+      environment: bus.environment, outputDirectory: bus.directory.path)
+    defer { mock.killNow() }
+    #expect(
+      try waitFor(timeout: 15) { try sleep.inhibitors(rig.fixture).contains(#""delay""#) },
+      "\(log())")
+
+    try sleep.prepareForSleep(rig.fixture, true)
+    #expect(
+      waitFor(timeout: 10) {
+        !rig.bufferEnabled && rig.enabled.isEmpty
+          && !rig.fixture.testbed.openFiles().contains { $0.hasSuffix("iio:device0") }
+      }, "suspended: the device closed once, its settings put back\n\(log())")
+    #expect(!log().contains("cannot read it again"), "\(log())")
+    try rig.turn(.leftUp)
+    try sleep.prepareForSleep(rig.fixture, false)
+    #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("left-up") }, "\(log())")
+    #expect(try Self.follows(motion, z: -200, rig), "\(motion.standardOutput.suffix(600))")
+    #expect(rig.enabled == ["in_accel_x", "in_anglvel_x", "in_timestamp"], "\(rig.enabled)")
+    #expect(orientation.isRunning && motion.isRunning, "the claims never ended")
   }
 }
