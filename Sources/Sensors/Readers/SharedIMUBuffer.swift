@@ -15,14 +15,19 @@ struct ScanCompanion {
 /// accelerometer's and the gyroscope's slots find the same reader of a device.
 public final class SharedBuffers {
   private var buffers: [String: SharedIMUBuffer] = [:]
+  /// Opens the one reader of a device for the roles leased (`SharedIMUBuffer.openReader`; a
+  /// test's fake).
+  let opener: SharedIMUBuffer.Opener
 
   /// An empty registry.
-  public init() {}
+  public convenience init() { self.init(opener: SharedIMUBuffer.openReader) }
+
+  init(opener: @escaping SharedIMUBuffer.Opener) { self.opener = opener }
 
   /// The reader of the device at `syspath`, made when the first kind asks for it.
   func buffer(for syspath: String) -> SharedIMUBuffer {
     if let known = buffers[syspath] { return known }
-    let made = SharedIMUBuffer(syspath: syspath, registry: self)
+    let made = SharedIMUBuffer(syspath: syspath, registry: self, opener: opener)
     buffers[syspath] = made
     return made
   }
@@ -71,7 +76,15 @@ final class SharedIMUBuffer {
     let deliver: (SensorEvent) -> Void
   }
 
+  /// Opens the one reader for the leased sensors (accelerometer, gyroscope: at least one),
+  /// delivering each role's events through `sink(role)`.
+  typealias Opener = (
+    _ accelerometer: Sensor?, _ gyroscope: Sensor?, _ context: OpenContext,
+    _ sink: @escaping (Role) -> (SensorEvent) -> Void
+  ) throws(SensorError) -> any SensorReader
+
   let syspath: String
+  private let opener: Opener
   private weak var registry: SharedBuffers?
   private var entries: [Role: Entry] = [:]
   private var engine: (any SensorReader)?
@@ -80,9 +93,10 @@ final class SharedIMUBuffer {
   private var nextToken = 0
   private var context: OpenContext?
 
-  init(syspath: String, registry: SharedBuffers) {
+  init(syspath: String, registry: SharedBuffers, opener: @escaping Opener) {
     self.syspath = syspath
     self.registry = registry
+    self.opener = opener
   }
 
   /// Adds `role` (replacing a lease of the same role) and reopens the device with its
@@ -170,19 +184,31 @@ final class SharedIMUBuffer {
         self?.engineEvent(event, role: role, generation: current)
       }
     }
-    if let accelerometer = entries[.accelerometer], let d = accelerometer.sensor.accelerometer {
-      let companion = entries[.gyroscope].flatMap { entry in
-        entry.sensor.motion.map { ScanCompanion(info: $0, deliver: sink(.gyroscope)) }
+    engine = try opener(
+      entries[.accelerometer]?.sensor, entries[.gyroscope]?.sensor, context, sink)
+  }
+
+  /// The real reader: the accelerometer's sampler, with the gyroscope as its companion when
+  /// both are leased; the motion reader for the gyroscope alone.
+  static func openReader(
+    accelerometer: Sensor?, gyroscope: Sensor?, context: OpenContext,
+    sink: @escaping (Role) -> (SensorEvent) -> Void
+  ) throws(SensorError) -> any SensorReader {
+    if let d = accelerometer?.accelerometer {
+      let companion = gyroscope?.motion.map {
+        ScanCompanion(info: $0, deliver: sink(.gyroscope))
       }
       let sampling = context.configuration.sampling
-      engine = try BufferSampler(
+      return try BufferSampler(
         description: d, sampling: sampling,
         mayGoSilent: !context.paired && sampling.silentWhileStill, triggers: context.triggers,
         deviceParent: context.parent, loop: context.loop, logger: context.logger,
         companion: companion, deliver: sink(.accelerometer))
-    } else if let gyroscope = entries[.gyroscope] {
-      engine = try openMotionBuffered(gyroscope.sensor, context, deliver: sink(.gyroscope))
     }
+    guard let gyroscope else {
+      throw SensorError(.unavailable, "no accelerometer or gyroscope to read")
+    }
+    return try openMotionBuffered(gyroscope, context, deliver: sink(.gyroscope))
   }
 
   private func engineEvent(_ event: SensorEvent, role: Role, generation: Int) {
