@@ -470,9 +470,13 @@ public final class DaemonCore {
     let rate = MotionRate.needed(
       claimed: !isShutDown && !desk.claims.claimers(.motion).isEmpty,
       streams: streams?.rates ?? [], propertyRate: motion.state.propertyRate, fused: fused)
-    sensors.request(rate: rate, for: .gyroscope)
-    sensors.request(rate: rate, for: .rotation)
-    sensors.request(rate: MotionRate.magnetometer(gyroscope: rate), for: .magnetometer)
+    // Unclaimed, the sensors are about to stop: retuning them first would only write a
+    // frequency that stopping puts back at once. The next claim asks again before they open.
+    if rate > 0 {
+      sensors.request(rate: rate, for: .gyroscope)
+      sensors.request(rate: rate, for: .rotation)
+      sensors.request(rate: MotionRate.magnetometer(gyroscope: rate), for: .magnetometer)
+    }
     let source = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
     streams?.sensorRate = source?.rate ?? 0
   }

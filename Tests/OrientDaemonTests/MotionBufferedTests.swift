@@ -44,12 +44,7 @@ struct MotionBufferedTests {
     func attribute(_ name: String) -> String {
       readFile("\(sysfs)/\(name)").split(separator: "\n").first.map(String.init) ?? ""
     }
-    #expect(
-      waitFor(timeout: 15) {
-        (try? fixture.property(
-          "HasGyroscope", path: MotionDaemonTests.path, interface: MotionDaemonTests.interface))
-          == "b true"
-      }, "\(fixture.log)")
+    #expect(MotionDaemonTests.propertyBecomes(fixture, "HasGyroscope", "b true"), "\(fixture.log)")
     #expect(attribute("sampling_frequency") == "104.000000")
 
     // A properties-only client, the rotation fused: 25 Hz is asked, 26 is what it offers.

@@ -16,8 +16,8 @@ public enum MotionRate {
   /// 10-25 Hz, st_lsm6dsx offers 12.5 and 26).
   public static let fusionFloor = 25.0
 
-  /// What the gyroscope (and rotation sensor) are asked for: 0 when nobody claims motion (the
-  /// readers' defaults: nothing is read then anyway).
+  /// What the gyroscope (and rotation sensor) are asked for: 0 when nobody claims motion
+  /// (nothing is asked then: the sensors stop).
   public static func needed(
     claimed: Bool, streams: [Double], propertyRate: Double, fused: Bool
   ) -> Double {

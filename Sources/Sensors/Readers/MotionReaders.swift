@@ -107,6 +107,7 @@ final class MotionBufferReader: SensorReader {
     // The rate asked for (the buffer is off: drivers take a new frequency then); put back at
     // stop like every other setting.
     setFrequency(requestedRate, journal: setup.journal)
+    MotionBufferReader.reportEverySample(info, journal: setup.journal, logger: logger)
     try setup.enableBuffer(length: 128)
     do throws(SystemError) {
       let watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
@@ -147,6 +148,25 @@ final class MotionBufferReader: SensorReader {
       rate = target.value
     } catch {
       logger.notice("\(info.sysname): cannot set \(attribute) to \(target.text): \(error)")
+    }
+  }
+
+  /// A HID hub with a change sensitivity (`in_anglvel_hysteresis`, `in_rot_hysteresis`) sends
+  /// nothing while the sensor holds still: every sample is a stream record, and silence must
+  /// mean a stall to the watchdog, so it is set to 0 (put back at stop).
+  private static func reportEverySample(
+    _ info: MotionDescription, journal: SysfsJournal, logger: Logger
+  ) {
+    let channel = info.kind == .rotation ? "rot" : "anglvel"
+    let path = "\(info.syspath)/in_\(channel)_hysteresis"
+    guard let current = Sysfs.readIfPresent(path), (try? SysfsValue.parseDecimal(current)) != 0
+    else { return }
+    do {
+      try journal.set(path, "0")
+    } catch {
+      logger.notice(
+        "\(info.sysname): cannot set in_\(channel)_hysteresis to 0 (\(error)): while it holds "
+          + "still it may send nothing, and be polled instead after a few seconds")
     }
   }
 
