@@ -138,9 +138,6 @@ public final class SensorHub: SensorSource {
     slots[kind]?.request(rate: rate)
   }
 
-  /// The rate asked for `kind` (0: none).
-  public func requestedRate(_ kind: SensorKind) -> Double { slots[kind]?.requestedRate ?? 0 }
-
   // MARK: What is there
 
   /// Every sensor that can serve `kind`, by device.
