@@ -10,10 +10,11 @@
 ///   fusion integrates every gyroscope sample, and a slower gyroscope turns fast motion into
 ///   a wrong rotation that the accelerometer corrects only over seconds.
 public enum MotionRate {
-  /// The slowest gyroscope rate the fusion is run at: 25 Hz, the sensor-hub profile of
-  /// `motion-bench` (docs/motion.md: 4.26 degrees RMS inclination over every scenario against
-  /// 4.13 at 100 Hz), and the slowest rate Linux hubs and IMUs commonly offer (HID hubs run
-  /// 10-25 Hz, st_lsm6dsx offers 12.5 and 26).
+  /// The slowest gyroscope rate the fusion is run at: 25 Hz. `motion-bench`'s IMU at 26 Hz
+  /// (`--profile imu-26Hz`) is within a few tenths of a degree of 100 Hz, and so is 12.5 Hz on
+  /// its smooth paths; 25 Hz keeps a hand's tremor (8-12 Hz) below half the rate, and is what
+  /// hubs and st_lsm6dsx (26) commonly offer (docs/motion.md, "The sensor's rate follows its
+  /// clients").
   public static let fusionFloor = 25.0
 
   /// What the gyroscope (and rotation sensor) are asked for: 0 when nobody claims motion
