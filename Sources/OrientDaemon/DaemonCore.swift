@@ -205,6 +205,8 @@ public final class DaemonCore {
   /// Reads the kinds the claims and the posture want, and only those.
   private func applyWanted() {
     let now = isShutDown ? [] : desk.claims.wantedKinds.union(posture.wantedKinds)
+    // Most claims and releases change nothing here (the 2nd to the 1000th client).
+    guard now != wanted else { return }
     let before = wanted
     wanted = now
     sleep.wanted = now
