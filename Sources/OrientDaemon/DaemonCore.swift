@@ -195,19 +195,20 @@ public final class DaemonCore {
   // MARK: Claims and what is read
 
   private func claimsChanged() {
-    posture.setClaimed(!desk.claims.claimers(.posture).isEmpty)
+    posture.setClaimed(desk.claims.isClaimed(.posture))
     // A client that released motion or left the bus loses its streams.
-    let motionClaimers = Set(desk.claims.claimers(.motion))
-    for client in streamOwners where !motionClaimers.contains(client) {
+    for client in streamOwners where !desk.claims.holds(client, .motion) {
       streams?.remove(client: client)
+      streamOwners.remove(client)
     }
-    streamOwners = streamOwners.intersection(motionClaimers)
     applyWanted()
   }
 
   /// Reads the kinds the claims and the posture want, and only those.
   private func applyWanted() {
     let now = isShutDown ? [] : desk.claims.wantedKinds.union(posture.wantedKinds)
+    // Most claims and releases change nothing here (the 2nd to the 1000th client).
+    guard now != wanted else { return }
     let before = wanted
     wanted = now
     sleep.wanted = now
@@ -423,7 +424,7 @@ public final class DaemonCore {
   /// A `Motion1` property for `sender`: the values for claimers, zero and identity otherwise.
   public func motionValue(_ name: MotionProperty, for sender: String) -> DBusValue {
     var state = published
-    if !desk.claims.claimers(.motion).contains(sender) { state.motion = state.motion.withheld }
+    if !desk.claims.holds(sender, .motion) { state.motion = state.motion.withheld }
     return name.value(in: state)
   }
 
@@ -452,7 +453,7 @@ public final class DaemonCore {
   public func openStream(_ options: [String: DBusValue], for sender: String) throws(DBusError)
     -> [DBusValue]
   {
-    guard desk.claims.claimers(.motion).contains(sender) else {
+    guard desk.claims.holds(sender, .motion) else {
       throw DBusError(Wire.notClaimedError, "call Claim on \(Wire.motionInterface) first")
     }
     guard let streams else { throw DBusError(.notSupported, "no event loop for streams") }
