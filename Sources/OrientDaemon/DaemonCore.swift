@@ -469,7 +469,7 @@ public final class DaemonCore {
   private func retuneMotion() {
     let fused = motion.state.hasGyroscope && !motion.state.hasRotationSensor
     let rate = MotionRate.needed(
-      claimed: !isShutDown && !desk.claims.claimers(.motion).isEmpty,
+      claimed: !isShutDown && desk.claims.isClaimed(.motion),
       streams: streams?.rates ?? [], propertyRate: motion.state.propertyRate, fused: fused)
     // Unclaimed, the sensors are about to stop: retuning them first would only write a
     // frequency that stopping puts back at once. The next claim asks again before they open.
