@@ -40,14 +40,15 @@ ctxt() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
 # rate_is ATTRIBUTE HZ: the gyroscope's (or rotation's) sampling frequency reads HZ.
 rate_is() { first_line "$1" && awk -v v="$FIRST_LINE" -v w="$2" 'BEGIN { exit !(v + 0 == w + 0) }'; }
 # bench CLIENTS BATCH [RATE]: one run of tools/motion_stream.py at RATE (default 100), its
-# summary as a BENCH line with the gyroscope's sampling frequency read half-way.
+# summary as a BENCH line with the gyroscope's sampling frequency read while it streams.
 bench() {
   local clients=$1 batch=$2 rate=${3:-100} before after start end rc run reader
   run="$clients-$batch-$rate"
   pid_of orientd
   before=$(ctxt "$PID")
   start=$(uptime_s)
-  (sleep $(( (${VM_BENCH_SECONDS:-4} + 1) / 2 + 1 )); cat "$GYRO_DEV/in_anglvel_sampling_frequency" \
+  # Read once the client has claimed and opened its stream (that takes it a second or two).
+  (sleep "${VM_BENCH_SECONDS:-4}"; cat "$GYRO_DEV/in_anglvel_sampling_frequency" \
     >"$TOUT/bench-$run.hz" 2>&1) &
   reader=$!
   /usr/bin/python3 "$GUEST/tools/motion_stream.py" --clients "$clients" --batch "$batch" \
