@@ -68,6 +68,7 @@ public final class DaemonCore {
       scheduler: scheduler, asker: faceAsker ?? loop.map { ChildFaceAsking(loop: $0) },
       locate: locateFaceProgram, logger: logger.child("face"))
     sensors.onEvent = { [weak self] event in self?.sensorEvent(event) }
+    streams?.onChange = { [weak self] in self?.retuneMotion() }
     desk.onClaimsChanged = { [weak self] in self?.claimsChanged() }
     desk.answer = { [weak self] call, target in
       if let self { self.answer(call, target) } else { call.answer() }
@@ -167,6 +168,7 @@ public final class DaemonCore {
     if motionChanged {
       motion.reload(new.motion)
       publishMotion(motion.state.keepingValues(of: published.motion))
+      retuneMotion()
     }
     let wasResolving = face.resolution
     face.configure(new.face, published: published.orientation)
@@ -210,6 +212,8 @@ public final class DaemonCore {
     let before = wanted
     wanted = now
     sleep.wanted = now
+    // Before a motion sensor opens: it opens at the rate its clients need.
+    retuneMotion()
     for kind in SensorKind.allCases where now.contains(kind) != before.contains(kind) {
       if now.contains(kind) {
         if kind == .accelerometer { orientation.restart() }
@@ -271,6 +275,8 @@ public final class DaemonCore {
       posture.hingeSensorChanged(status?.sensor.hingeAngle)
     case .gyroscope, .rotation, .magnetometer:
       motion.sensorChanged(kind, status)
+      // Whether the rotation is fused, and the rate the streams' samples come at.
+      retuneMotion()
       // Presence and the sensors' descriptions (broadcast); the values stay as published
       // until the next reading, so that a broadcast never carries them.
       publishMotion(motion.state.keepingValues(of: published.motion))
@@ -451,10 +457,28 @@ public final class DaemonCore {
       throw DBusError(Wire.notClaimedError, "call Claim on \(Wire.motionInterface) first")
     }
     guard let streams else { throw DBusError(.notSupported, "no event loop for streams") }
-    let status = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
-    let (granted, reply) = try MotionStreamOptions.parse(options, sensorRate: status?.rate ?? 0)
-    let fd = try streams.open(client: sender, options: granted)
+    let asked = try MotionStreamOptions.parse(options)
+    // Opening retunes the sensor (`onChange`): the grant is at the rate it runs at then.
+    let fd = try streams.open(client: sender, options: asked)
     streamOwners.insert(sender)
-    return [.unixFD(fd), .stringVariantDictionary(reply)]
+    return [.unixFD(fd), .stringVariantDictionary(asked.granted(sensorRate: streams.sensorRate))]
+  }
+
+  /// Asks the motion sensors for the rate their clients need now (`MotionRate`) and tells the
+  /// streams the rate the samples come at.
+  private func retuneMotion() {
+    let fused = motion.state.hasGyroscope && !motion.state.hasRotationSensor
+    let rate = MotionRate.needed(
+      claimed: !isShutDown && desk.claims.isClaimed(.motion),
+      streams: streams?.rates ?? [], propertyRate: motion.state.propertyRate, fused: fused)
+    // Unclaimed, the sensors are about to stop: retuning them first would only write a
+    // frequency that stopping puts back at once. The next claim asks again before they open.
+    if rate > 0 {
+      sensors.request(rate: rate, for: .gyroscope)
+      sensors.request(rate: rate, for: .rotation)
+      sensors.request(rate: MotionRate.magnetometer(gyroscope: rate), for: .magnetometer)
+    }
+    let source = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
+    streams?.sensorRate = source?.rate ?? 0
   }
 }
