@@ -1,5 +1,6 @@
 // claims-bench: many clients claim and release orientd's sensor at once, then vanish without
-// releasing; prints what the daemon did with its memory, descriptors and sensor meanwhile.
+// releasing; prints what the daemon did with its memory, descriptors and sensor meanwhile, and
+// the CPU time it and the bus daemon spent answering the claims and the releases.
 //
 //   claims-bench --address unix:path=... [--clients 1000] [--json]
 //
@@ -93,6 +94,12 @@ struct ProcessProbe {
     return targets
   }
 
+  /// Seconds spent on a CPU so far (the first field of /proc/PID/schedstat, in nanoseconds):
+  /// what a phase cost the process, which holds on a loaded machine where wall time does not.
+  var cpuSeconds: Double {
+    Double(read("schedstat").split(separator: " ").first.flatMap { Int($0) } ?? 0) / 1e9
+  }
+
   /// Open sensor files: IIO attributes (`in_accel_*`) or the character device.
   var sensorFiles: Int {
     descriptors.filter { $0.contains("in_accel_") || $0.contains("iio:device") }.count
@@ -137,6 +144,12 @@ func run(_ options: Options) throws -> ExitStatus {
     return .failure
   }
   let daemon = ProcessProbe(pid: pid)
+  // The bus daemon relays every call, reply and signal: on two cores it is half the work.
+  let bus = try? control.callBlocking(
+    destination: "org.freedesktop.DBus", path: DBusObjectPath("/org/freedesktop/DBus"),
+    interface: "org.freedesktop.DBus", member: "GetConnectionUnixProcessID",
+    arguments: [.string("org.freedesktop.DBus")]
+  ).first?.uint32Value.map { ProcessProbe(pid: $0) }
   // One claim and release first, so that what the daemon creates once on its first claim (the
   // claim reply timer, the sampler's timer) is in the baseline.
   for member in ["Claim", "Release"] {
@@ -196,9 +209,17 @@ func run(_ options: Options) throws -> ExitStatus {
     return now() - begin
   }
 
+  var cpuBefore = (daemon: daemon.cpuSeconds, bus: bus?.cpuSeconds ?? 0)
   let claimSeconds = try everyone(claim: true)
+  let claimCPU = (
+    daemon: daemon.cpuSeconds - cpuBefore.daemon, bus: (bus?.cpuSeconds ?? 0) - cpuBefore.bus
+  )
   let sampledWhileClaimed = daemon.sensorFiles > 0
+  cpuBefore = (daemon: daemon.cpuSeconds, bus: bus?.cpuSeconds ?? 0)
   let releaseSeconds = try everyone(claim: false)
+  let releaseCPU = (
+    daemon: daemon.cpuSeconds - cpuBefore.daemon, bus: (bus?.cpuSeconds ?? 0) - cpuBefore.bus
+  )
   try pump(until: { daemon.sensorFiles == 0 }, timeout: 10)
   let sensorFilesAfterRelease = daemon.sensorFiles
   _ = try everyone(claim: true)
@@ -222,6 +243,11 @@ func run(_ options: Options) throws -> ExitStatus {
     ("claim_seconds", .number(claimSeconds)),
     ("claims_per_second", .number(claimRate.rounded())),
     ("release_seconds", .number(releaseSeconds)),
+    // CPU seconds of the daemon and of the bus daemon while all claims (releases) were answered.
+    ("claim_cpu_seconds", .number(claimCPU.daemon)),
+    ("claim_bus_cpu_seconds", .number(claimCPU.bus)),
+    ("release_cpu_seconds", .number(releaseCPU.daemon)),
+    ("release_bus_cpu_seconds", .number(releaseCPU.bus)),
     ("vanish_seconds", .number(vanishSeconds)),
     ("sampled_while_claimed", .bool(sampledWhileClaimed)),
     ("sensor_files_after_release", .number(Double(sensorFilesAfterRelease))),

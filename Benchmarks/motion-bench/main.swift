@@ -19,7 +19,8 @@ let usage = """
     --quick             one run per scenario instead of three, a shorter stream run
     --seed N            seed of every random stream (default 1)
     --scenario NAME     only this fusion scenario (repeatable): \(FusionScenario.allCases.map(\.rawValue).joined(separator: ", "))
-    --profile NAME      only this sensor set (repeatable): \(FusionBenchmark.Profile.all.map(\.name).joined(separator: ", "))
+    --profile NAME      only this sensor set (repeatable): \(FusionBenchmark.Profile.all.map(\.name).joined(separator: ", "));
+                        also \(FusionBenchmark.Profile.slower.map(\.name).joined(separator: ", ")) (the IMU slower)
     --set KEY=VALUE     a fusion parameter: \(MotionFusion.Parameters.keys.joined(separator: ", "))
     --recordings DIR    scikit-kinematics' tests/data (default: what scripts/fetch-imu-data.sh
                         fetched into the cache); without it the real-recording table is skipped
@@ -103,7 +104,11 @@ func parse(_ arguments: [String]) -> Options {
       options.scenarios.append(scenario)
     case "--profile":
       let name = value(argument)
-      guard let profile = FusionBenchmark.Profile.all.first(where: { $0.name == name }) else {
+      guard
+        let profile = (FusionBenchmark.Profile.all + FusionBenchmark.Profile.slower).first(where: {
+          $0.name == name
+        })
+      else {
         fail("unknown profile '\(name)'")
       }
       options.profiles.append(profile)

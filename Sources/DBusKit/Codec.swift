@@ -62,7 +62,14 @@ enum MessageWriter {
       guard !fields.isEmpty else { throw fail("empty struct") }
       for field in fields { try validate(field, argument: argument, depth: depth + 1) }
     case .variant(let inner):
-      guard (try? DBusSignature(inner.typeSignature)) != nil else {
+      // A basic type's one-letter signature is always valid: only containers are parsed
+      // (every property in a PropertiesChanged is a variant).
+      let isContainer: Bool
+      switch inner {
+      case .variant, .array, .dictionary, .structure: isContainer = true
+      default: isContainer = false
+      }
+      guard !isContainer || (try? DBusSignature(inner.typeSignature)) != nil else {
         throw fail("variant content type '\(inner.typeSignature)' is not a valid signature")
       }
       try validate(inner, argument: argument, depth: depth + 1)

@@ -114,6 +114,14 @@ final class WatchSet {
 
 /// libdbus's timeouts for one connection on one timerfd
 /// (`dbus_connection_set_timeout_functions`).
+///
+/// The timer is armed at or before the earliest deadline, never after it: a new deadline is
+/// compared with the armed one, and a removed timeout leaves the timer as it is (it fires
+/// early at worst, finds nothing due and is armed again). Every pending call has a timeout, so
+/// finding the earliest deadline anew on each add and remove cost a burst of 1000 claims (a
+/// polkit check and a NameHasOwner call each) a scan of up to 1000 entries and a
+/// timerfd_settime per call (docs/benchmark.md, "Claims"). With no timeout left the timer is
+/// disarmed: an idle connection has no wakeups.
 final class TimeoutSet {
   private weak var loop: EventLoop?
   private var timer: EventLoop.Timer?
@@ -130,22 +138,16 @@ final class TimeoutSet {
   var count: Int { entries.count }
 
   /// `DBusAddTimeoutFunction`.
-  func add(_ timeout: OpaquePointer) -> Bool {
-    schedule(timeout)
-    return rearm()
-  }
+  func add(_ timeout: OpaquePointer) -> Bool { schedule(timeout) }
 
   /// `DBusRemoveTimeoutFunction`.
   func remove(_ timeout: OpaquePointer) {
     entries[timeout] = nil
-    _ = rearm()
+    if entries.isEmpty { disarm() }
   }
 
   /// `DBusTimeoutToggledFunction`: the interval may have changed too.
-  func toggled(_ timeout: OpaquePointer) {
-    schedule(timeout)
-    _ = rearm()
-  }
+  func toggled(_ timeout: OpaquePointer) { _ = schedule(timeout) }
 
   /// Stops the timer (the free function).
   func invalidate() {
@@ -155,22 +157,36 @@ final class TimeoutSet {
     armedDeadline = nil
   }
 
-  private func schedule(_ timeout: OpaquePointer) {
+  /// Records `timeout`'s next deadline (or drops a disabled one); arms the timer if that
+  /// deadline comes before the armed one.
+  private func schedule(_ timeout: OpaquePointer) -> Bool {
     guard dbus_timeout_get_enabled(timeout) != 0 else {
-      entries[timeout] = nil
-      return
-    }
-    let interval = Int64(max(dbus_timeout_get_interval(timeout), 0)) * 1_000_000
-    entries[timeout] = Entry(deadline: Clock.monotonicNanoseconds() + interval, interval: interval)
-  }
-
-  private func rearm() -> Bool {
-    guard let next = entries.values.lazy.map(\.deadline).min() else {
-      timer?.disarm()
-      armedDeadline = nil
+      remove(timeout)
       return true
     }
-    if next == armedDeadline { return true }
+    let interval = Int64(max(dbus_timeout_get_interval(timeout), 0)) * 1_000_000
+    let deadline = Clock.monotonicNanoseconds() + interval
+    entries[timeout] = Entry(deadline: deadline, interval: interval)
+    if let armedDeadline, armedDeadline <= deadline { return true }
+    return arm(at: deadline)
+  }
+
+  /// Arms the timer at the earliest deadline, or disarms it when there is none.
+  private func rearm() -> Bool {
+    guard let next = entries.values.lazy.map(\.deadline).min() else {
+      disarm()
+      return true
+    }
+    return arm(at: next)
+  }
+
+  private func disarm() {
+    timer?.disarm()
+    armedDeadline = nil
+  }
+
+  private func arm(at deadline: Int64) -> Bool {
+    if deadline == armedDeadline { return true }
     if timer == nil {
       guard let loop else { return false }
       do {
@@ -181,11 +197,11 @@ final class TimeoutSet {
     }
     guard let timer else { return false }
     do {
-      try timer.schedule(after: .nanoseconds(next - Clock.monotonicNanoseconds()))
+      try timer.schedule(after: .nanoseconds(deadline - Clock.monotonicNanoseconds()))
     } catch {
       return false
     }
-    armedDeadline = next
+    armedDeadline = deadline
     return true
   }
 

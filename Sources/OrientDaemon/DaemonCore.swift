@@ -68,6 +68,7 @@ public final class DaemonCore {
       scheduler: scheduler, asker: faceAsker ?? loop.map { ChildFaceAsking(loop: $0) },
       locate: locateFaceProgram, logger: logger.child("face"))
     sensors.onEvent = { [weak self] event in self?.sensorEvent(event) }
+    streams?.onChange = { [weak self] in self?.retuneMotion() }
     desk.onClaimsChanged = { [weak self] in self?.claimsChanged() }
     desk.answer = { [weak self] call, target in
       if let self { self.answer(call, target) } else { call.answer() }
@@ -167,6 +168,7 @@ public final class DaemonCore {
     if motionChanged {
       motion.reload(new.motion)
       publishMotion(motion.state.keepingValues(of: published.motion))
+      retuneMotion()
     }
     let wasResolving = face.resolution
     face.configure(new.face, published: published.orientation)
@@ -193,22 +195,25 @@ public final class DaemonCore {
   // MARK: Claims and what is read
 
   private func claimsChanged() {
-    posture.setClaimed(!desk.claims.claimers(.posture).isEmpty)
+    posture.setClaimed(desk.claims.isClaimed(.posture))
     // A client that released motion or left the bus loses its streams.
-    let motionClaimers = Set(desk.claims.claimers(.motion))
-    for client in streamOwners where !motionClaimers.contains(client) {
+    for client in streamOwners where !desk.claims.holds(client, .motion) {
       streams?.remove(client: client)
+      streamOwners.remove(client)
     }
-    streamOwners = streamOwners.intersection(motionClaimers)
     applyWanted()
   }
 
   /// Reads the kinds the claims and the posture want, and only those.
   private func applyWanted() {
     let now = isShutDown ? [] : desk.claims.wantedKinds.union(posture.wantedKinds)
+    // Most claims and releases change nothing here (the 2nd to the 1000th client).
+    guard now != wanted else { return }
     let before = wanted
     wanted = now
     sleep.wanted = now
+    // Before a motion sensor opens: it opens at the rate its clients need.
+    retuneMotion()
     for kind in SensorKind.allCases where now.contains(kind) != before.contains(kind) {
       if now.contains(kind) {
         if kind == .accelerometer { orientation.restart() }
@@ -270,6 +275,8 @@ public final class DaemonCore {
       posture.hingeSensorChanged(status?.sensor.hingeAngle)
     case .gyroscope, .rotation, .magnetometer:
       motion.sensorChanged(kind, status)
+      // Whether the rotation is fused, and the rate the streams' samples come at.
+      retuneMotion()
       // Presence and the sensors' descriptions (broadcast); the values stay as published
       // until the next reading, so that a broadcast never carries them.
       publishMotion(motion.state.keepingValues(of: published.motion))
@@ -417,7 +424,7 @@ public final class DaemonCore {
   /// A `Motion1` property for `sender`: the values for claimers, zero and identity otherwise.
   public func motionValue(_ name: MotionProperty, for sender: String) -> DBusValue {
     var state = published
-    if !desk.claims.claimers(.motion).contains(sender) { state.motion = state.motion.withheld }
+    if !desk.claims.holds(sender, .motion) { state.motion = state.motion.withheld }
     return name.value(in: state)
   }
 
@@ -446,14 +453,32 @@ public final class DaemonCore {
   public func openStream(_ options: [String: DBusValue], for sender: String) throws(DBusError)
     -> [DBusValue]
   {
-    guard desk.claims.claimers(.motion).contains(sender) else {
+    guard desk.claims.holds(sender, .motion) else {
       throw DBusError(Wire.notClaimedError, "call Claim on \(Wire.motionInterface) first")
     }
     guard let streams else { throw DBusError(.notSupported, "no event loop for streams") }
-    let status = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
-    let (granted, reply) = try MotionStreamOptions.parse(options, sensorRate: status?.rate ?? 0)
-    let fd = try streams.open(client: sender, options: granted)
+    let asked = try MotionStreamOptions.parse(options)
+    // Opening retunes the sensor (`onChange`): the grant is at the rate it runs at then.
+    let fd = try streams.open(client: sender, options: asked)
     streamOwners.insert(sender)
-    return [.unixFD(fd), .stringVariantDictionary(reply)]
+    return [.unixFD(fd), .stringVariantDictionary(asked.granted(sensorRate: streams.sensorRate))]
+  }
+
+  /// Asks the motion sensors for the rate their clients need now (`MotionRate`) and tells the
+  /// streams the rate the samples come at.
+  private func retuneMotion() {
+    let fused = motion.state.hasGyroscope && !motion.state.hasRotationSensor
+    let rate = MotionRate.needed(
+      claimed: !isShutDown && desk.claims.isClaimed(.motion),
+      streams: streams?.rates ?? [], propertyRate: motion.state.propertyRate, fused: fused)
+    // Unclaimed, the sensors are about to stop: retuning them first would only write a
+    // frequency that stopping puts back at once. The next claim asks again before they open.
+    if rate > 0 {
+      sensors.request(rate: rate, for: .gyroscope)
+      sensors.request(rate: rate, for: .rotation)
+      sensors.request(rate: MotionRate.magnetometer(gyroscope: rate), for: .magnetometer)
+    }
+    let source = sensors.status(of: .gyroscope) ?? sensors.status(of: .rotation)
+    streams?.sensorRate = source?.rate ?? 0
   }
 }

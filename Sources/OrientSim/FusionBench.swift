@@ -82,6 +82,21 @@ public struct FusionBenchmark: Sendable {
 
     /// Both profiles.
     public static let all = [fast, hub]
+
+    /// The phone-class IMU of `fast` run at `rate` (accelerometer and gyroscope; the
+    /// magnetometer at half of it): the cost of running the gyroscope slower for the fusion
+    /// (docs/motion.md, "The sensor's rate follows its clients").
+    public static func imu(rate: Double) -> Profile {
+      var accelerometer = SensorProfile.fast
+      accelerometer.rate = rate
+      accelerometer.name = "\(Int(rate))Hz-16bit"
+      return Profile(
+        name: "imu-\(rate == rate.rounded() ? String(Int(rate)) : String(rate))Hz",
+        accelerometer: accelerometer, gyroscope: .bmi160(rate: rate), magnetometerRate: rate / 2)
+    }
+
+    /// The IMU at the rates st_lsm6dsx offers below 100 Hz: `--profile imu-52Hz` and so on.
+    public static let slower = [imu(rate: 52), imu(rate: 26), imu(rate: 12.5)]
   }
 
   /// The scores of one scenario on one profile: per filter, 6-axis and 9-axis.

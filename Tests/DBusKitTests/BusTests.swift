@@ -134,6 +134,33 @@ import Testing
     #expect(client.statistics.pendingCalls == 0)
   }
 
+  /// One timer serves all pending calls and is armed at or before the earliest deadline
+  /// (TimeoutSet): a later call added after an earlier one, and a call left when the earliest
+  /// is answered (its deadline removed, the timer left early), still time out, in order.
+  @Test func pendingCallsWithOverlappingTimeoutsEachTimeOut() throws {
+    let service = try TestService()
+    let client = try service.client()
+    var failed: [String] = []
+    func call(_ label: String, _ member: String, _ arguments: [DBusValue], timeout: Int32) {
+      client.call(
+        destination: service.connection.uniqueName, path: testPath,
+        interface: testInterfaceName, member: member, arguments: arguments,
+        timeoutMilliseconds: timeout
+      ) { result in
+        if case .failure(let error) = result, error.name == .noReply { failed.append(label) }
+      }
+    }
+    // Answered at once: its timeout (the earliest) is removed before it is due.
+    call("answered", "Add", [.int32(1), .int32(1)], timeout: 50)
+    call("late", "Deferred", [.uint32(2)], timeout: 300)
+    call("early", "Deferred", [.uint32(1)], timeout: 150)
+    try pump(service.loop) { failed.count == 2 }
+    #expect(failed == ["early", "late"])
+    #expect(client.statistics.pendingCalls == 0)
+    try pump(service.loop) { client.statistics.timeouts == 0 }
+    #expect(client.statistics.timeouts == 0)
+  }
+
   @Test func vanishingClientsAreNoticed() throws {
     let service = try TestService()
     var vanished: [String] = []

@@ -76,6 +76,26 @@ final class FakeSensors: SensorSource {
     start(kind)
   }
 
+  /// The last rate asked for each kind (`request(rate:for:)`).
+  private(set) var requested: [SensorKind: Double] = [:]
+  /// The rates the fake devices offer: a kind read is run at the smallest at or above the
+  /// rate asked for (the fastest when none is), as a buffered motion reader does.
+  var offered: [Double] = [12.5, 26, 52, 104, 208, 416]
+
+  func request(rate: Double, for kind: SensorKind) {
+    requested[kind] = rate
+    guard statuses[kind]?.isSampling == true, let chosen = offeredRate(kind),
+      chosen != statuses[kind]?.rate
+    else { return }
+    statuses[kind]?.rate = chosen
+    onEvent?(.changed(kind, statuses[kind]))
+  }
+
+  private func offeredRate(_ kind: SensorKind) -> Double? {
+    guard let rate = requested[kind], rate > 0 else { return nil }
+    return offered.first { $0 >= rate } ?? offered.last
+  }
+
   /// The sensor of `kind` is read through a buffer (or `mode`).
   func setMode(_ kind: SensorKind, _ mode: SamplingMode) { statuses[kind]?.mode = mode }
 
@@ -104,6 +124,7 @@ final class FakeSensors: SensorSource {
     guard !isSuspended else { return }
     readerLog.append("open \(kind)")
     statuses[kind]?.isSampling = true
+    if let rate = offeredRate(kind) { statuses[kind]?.rate = rate }
     onEvent?(.changed(kind, statuses[kind]))
   }
 }
@@ -256,12 +277,12 @@ struct CoreRig {
 
   init(
     configuration: DaemonConfiguration = DaemonConfiguration(),
-    faceAsker: (any FaceAsking)? = nil, faceProgram: String? = nil
+    faceAsker: (any FaceAsking)? = nil, faceProgram: String? = nil, loop: EventLoop? = nil
   ) {
     core = DaemonCore(
       configuration: configuration, sensors: sensors, scheduler: scheduler,
       claimReplyBound: .milliseconds(1500),
-      logger: Logger(label: "test", level: .debug, sink: log), faceAsker: faceAsker,
+      logger: Logger(label: "test", level: .debug, sink: log), loop: loop, faceAsker: faceAsker,
       locateFaceProgram: { _ in faceProgram })
     core.begin()
     core.attach(bus: bus, tracker: tracker, authority: authority)

@@ -1,8 +1,10 @@
 import DBusKit
+import Glibc
 import OrientCore
 import OrientDaemon
 import OrientWire
 import Sensors
+import SystemKit
 import TestThreads
 import Testing
 
@@ -133,17 +135,99 @@ import Testing
     let rig = CoreRig()
     rig.sensors.appear(.gyroscope, Self.motionSensor(.gyroscope, "iio:device3"))
     #expect(throws: DBusError.self) { try rig.core.openStream([:], for: ":1.7") }
-    let (options, granted) = try MotionStreamOptions.parse(
-      ["rate": .double(25), "batch": .uint32(10)], sensorRate: 100)
-    #expect(options.every == 4, "every 4th sample of 100 Hz")
+    let options = try MotionStreamOptions.parse(["rate": .double(25), "batch": .uint32(10)])
+    #expect(options.every(sensorRate: 100) == 4, "every 4th sample of 100 Hz")
+    #expect(options.every(sensorRate: 26) == 1)
+    let granted = options.granted(sensorRate: 100)
     #expect(granted["rate"] == .double(25))
     #expect(granted["latency"] == .double(0.4))
+    #expect(try MotionStreamOptions.parse([:]).rate == 100, "the default rate")
     for bad: [String: DBusValue] in [
       ["rate": .double(0)], ["batch": .uint32(0)], ["batch": .uint32(256)],
       ["frobnicate": .double(1)], ["rate": .string("fast")],
     ] {
-      #expect(throws: DBusError.self) { try MotionStreamOptions.parse(bad, sensorRate: 100) }
+      #expect(throws: DBusError.self) { try MotionStreamOptions.parse(bad) }
     }
+  }
+}
+
+/// The motion sensors' rate follows their clients (issue 26): the slowest the device offers at
+/// or above what the streams ask for, the property rate for claims without a stream, at least
+/// `MotionRate.fusionFloor` while the rotation is fused; each stream still gets its own rate.
+@Suite(.ownThreads) struct MotionRateTests {
+  /// Opens a stream for `sender` and returns its socket and grant.
+  static func stream(
+    _ rig: CoreRig, _ sender: String, _ options: [String: DBusValue]
+  ) throws -> (FileDescriptor, [String: DBusValue]) {
+    let reply = try rig.core.openStream(options, for: sender)
+    let fd = try #require(reply.first?.fileDescriptorValue)
+    return (try fd.duplicated(), reply.dropFirst().first?.stringKeyedDictionary ?? [:])
+  }
+
+  /// The records waiting on `socket`.
+  static func records(_ socket: FileDescriptor) -> [MotionRecord] {
+    var records: [MotionRecord] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = recv(socket.rawValue, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+      guard n > 0, let batch = try? MotionBatchDecoder.decode(Array(buffer.prefix(n))) else {
+        return records
+      }
+      records += batch.records
+    }
+  }
+
+  @Test func theGyroscopesRateFollowsItsClients() throws {
+    let loop = try EventLoop()
+    let rig = CoreRig(loop: loop)
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    rig.sensors.appear(.gyroscope, MotionCoreTests.motionSensor(.gyroscope, "iio:device3"))
+    rig.claim(":1.7", .motion)
+    // Properties only, fused: the fusion's floor, run at the 26 Hz the device offers.
+    #expect(rig.sensors.requested[.gyroscope] == MotionRate.fusionFloor)
+    #expect(rig.sensors.status(of: .gyroscope)?.rate == 26)
+    #expect(rig.sensors.wantedLog.contains { $0 == (.gyroscope, true) })
+    // A stream at 200 Hz: 208 Hz, every sample.
+    let (fast, fastGrant) = try Self.stream(rig, ":1.7", ["rate": .double(200)])
+    #expect(rig.sensors.requested[.gyroscope] == 200)
+    #expect(fastGrant["rate"] == .double(208), "\(fastGrant)")
+    // A second client at 50 Hz: every 4th of 208 (52 Hz); the sensor stays at 208.
+    rig.claim(":1.8", .motion)
+    let (slow, slowGrant) = try Self.stream(rig, ":1.8", ["rate": .double(50)])
+    #expect(slowGrant["rate"] == .double(52), "\(slowGrant)")
+    #expect(rig.sensors.requested[.gyroscope] == 200)
+    for i in 0..<8 {
+      rig.sensors.deliver(.gyroscope, .angularVelocity(Vector3(0, 0, 1)), at: 10 + Double(i) / 208)
+    }
+    #expect(Self.records(fast).count == 8)
+    #expect(Self.records(slow).count == 2)
+    // The fast client leaves: 52 Hz, and the slow stream now takes every sample.
+    rig.release(":1.7", .motion)
+    #expect(rig.sensors.requested[.gyroscope] == 50)
+    #expect(rig.sensors.status(of: .gyroscope)?.rate == 52)
+    for i in 0..<4 {
+      rig.sensors.deliver(.gyroscope, .angularVelocity(Vector3(0, 0, 1)), at: 20 + Double(i) / 52)
+    }
+    #expect(Self.records(slow).count == 4)
+    // A rotation sensor: nothing is fused, the properties alone need 5 a second (12.5 Hz).
+    rig.release(":1.8", .motion)
+    rig.sensors.appear(.rotation, MotionCoreTests.motionSensor(.rotation, "iio:device4"))
+    rig.claim(":1.9", .motion)
+    #expect(rig.sensors.requested[.gyroscope] == 5)
+    #expect(rig.sensors.status(of: .gyroscope)?.rate == 12.5)
+    rig.release(":1.9", .motion)
+    #expect(!rig.sensors.wanted.contains(.gyroscope))
+    #expect(rig.sensors.requested[.gyroscope] == 5, "not retuned just before it stops")
+  }
+
+  @Test func theRatePlan() {
+    #expect(MotionRate.needed(claimed: false, streams: [100], propertyRate: 5, fused: true) == 0)
+    #expect(MotionRate.needed(claimed: true, streams: [], propertyRate: 5, fused: false) == 5)
+    #expect(MotionRate.needed(claimed: true, streams: [], propertyRate: 5, fused: true) == 25)
+    #expect(
+      MotionRate.needed(claimed: true, streams: [10, 400], propertyRate: 5, fused: true) == 400)
+    #expect(MotionRate.magnetometer(gyroscope: 400) == 25)
+    #expect(MotionRate.magnetometer(gyroscope: 0) == 0)
   }
 }
 

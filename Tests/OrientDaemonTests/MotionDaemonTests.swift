@@ -27,6 +27,13 @@ struct MotionDaemonTests {
   /// the matrix (0 -1 0; 1 0 0; 0 0 1).
   static let expected = [7 * 0.001065, 12 * 0.001065, 94 * 0.001065]
 
+  /// Waits until `fixture`'s Motion1 property `name` reads `value` (busctl's form).
+  static func propertyBecomes(_ fixture: DaemonFixture, _ name: String, _ value: String) -> Bool {
+    waitFor(timeout: 15) {
+      (try? fixture.property(name, path: path, interface: interface)) == value
+    }
+  }
+
   static func close(_ a: [Double]?, _ b: [Double], within tolerance: Double = 0.002) -> Bool {
     guard let a, a.count == b.count else { return false }
     return zip(a, b).allSatisfy { abs($0 - $1) <= tolerance }
@@ -39,11 +46,7 @@ struct MotionDaemonTests {
     let gyroOpen = {
       fixture.testbed.openFiles().contains { $0.hasSuffix("/in_anglvel_z_raw") }
     }
-    #expect(
-      waitFor(timeout: 15) {
-        (try? fixture.property("HasGyroscope", path: Self.path, interface: Self.interface))
-          == "b true"
-      }, "\(fixture.log)")
+    #expect(Self.propertyBecomes(fixture, "HasGyroscope", "b true"), "\(fixture.log)")
     #expect(
       try fixture.property("RotationSource", path: Self.path, interface: Self.interface)
         == "s \"fusion-6\"")
@@ -129,11 +132,7 @@ struct MotionDaemonTests {
   @Test func streamsReachEveryClientAndASlowOrVanishedOneHoldsNobodyUp() throws {
     let fixture = try DaemonFixture(devices: try Self.bmi160())
     fixture.bus.openToEveryUser()
-    #expect(
-      waitFor(timeout: 15) {
-        (try? fixture.property("HasGyroscope", path: Self.path, interface: Self.interface))
-          == "b true"
-      }, "\(fixture.log)")
+    #expect(Self.propertyBecomes(fixture, "HasGyroscope", "b true"), "\(fixture.log)")
     let loop = try EventLoop()
     let options: [String: DBusValue] = ["batch": .uint32(5)]
     let reader = try StreamClient(fixture.bus, loop: loop, options: options)
@@ -192,11 +191,8 @@ struct MotionHIDTests {
     try writeFile(config, "[sampling]\nmode = polled\n")
     let fixture = try DaemonFixture(["--config", config], devices: gyro + rotation, bus: bus)
     #expect(
-      waitFor(timeout: 15) {
-        (try? fixture.property(
-          "RotationSource", path: MotionDaemonTests.path, interface: MotionDaemonTests.interface))
-          == "s \"sensor\""
-      }, "\(fixture.log)")
+      MotionDaemonTests.propertyBecomes(fixture, "RotationSource", "s \"sensor\""), "\(fixture.log)"
+    )
     let watch = try fixture.start([
       try Built.executable("orientd"), "--watch", "--motion", "--json",
     ])

@@ -1,7 +1,8 @@
-import Foundation
+import DBusKit
 import Glibc
 import JSON
 import OrientCore
+import OrientWire
 import SystemKit
 import TestSupport
 import TestThreads
@@ -203,9 +204,19 @@ extension SharedIMUDaemonTests {
         MotionDaemonTests.close(
           Self.rate(motion), [-20 * 0.001064724, -30 * 0.001064724, -400 * 0.001064724])
       }, "\(motion.standardOutput)\n\(log())")
-    #expect(frequency() == "100", "both: the gyroscope's 100 Hz")
+    #expect(frequency() == "50", "the fused rotation asks for 25 Hz: 50 is offered")
     #expect(rig.enabled == ["in_accel_x", "in_anglvel_x", "in_timestamp"], "\(rig.enabled)")
     #expect(readFile("\(rig.sysfs)/scan_elements/in_temp_en").hasPrefix("0"))
+    // A stream at 200 Hz: the one frequency serves both kinds at 200.
+    rig.fixture.bus.openToEveryUser()
+    let loop = try EventLoop()
+    let stream = try MotionDaemonTests.StreamClient(
+      rig.fixture.bus, loop: loop, options: ["rate": .double(200)])
+    #expect(frequency() == "200", "\(log())")
+    #expect(stream.granted["rate"]?.doubleValue == 200, "\(stream.granted)")
+    #expect(!stream.receive(limit: 20, timeout: 10).isEmpty)
+    stream.connection.close()
+    #expect(waitFor(timeout: 10) { frequency() == "50" }, "\(log())")
     motion.signal(SIGTERM)
     #expect(motion.wait(timeout: 10) == 0)
     #expect(waitFor(timeout: 15) { frequency() == "50" }, "\(log())")
@@ -218,15 +229,9 @@ extension SharedIMUDaemonTests {
 extension SharedIMUDaemonTests {
   /// A suspend closes the device once (both kinds), a resume opens it again with both kinds'
   /// channels, and both flow again (logind played by python3-dbusmock, as in SleepBusTests).
-  @Test(
-    .enabled(
-      if: FileManager.default.fileExists(
-        atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/logind.py"),
-      "python3-dbusmock is not installed"))
+  @Test(.enabled(if: DBusMock.isAvailable, "python3-dbusmock is not installed"))
   func bothKindsComeBackAfterAResume() throws {
-    let (bus, policies) = try SleepBusTests.bus()
-    defer { withExtendedLifetime(policies) {} }
-    let rig = try Rig(bus: bus)
+    let rig = try Rig(bus: try PrivateBus(standIns: [Logind.name]))
     let log = { rig.fixture.log }
     let sleep = SleepBusTests()
     let orientation = try rig.orientation()
@@ -235,10 +240,8 @@ extension SharedIMUDaemonTests {
     defer { motion.signal(SIGKILL) }
     #expect(try Self.follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(log())")
     #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") })
-    let mock = try ChildProcess(
-      [SleepBusTests.python, "-m", "dbusmock", "--system", "--template", "logind"],
-      environment: bus.environment, outputDirectory: bus.directory.path)
-    defer { mock.killNow() }
+    let mock = try DBusMock("logind", bus: rig.fixture.bus)
+    defer { withExtendedLifetime(mock) {} }
     #expect(
       try waitFor(timeout: 15) { try sleep.inhibitors(rig.fixture).contains(#""delay""#) },
       "\(log())")
@@ -256,5 +259,50 @@ extension SharedIMUDaemonTests {
     #expect(try Self.follows(motion, z: -200, rig), "\(motion.standardOutput.suffix(600))")
     #expect(rig.enabled == ["in_accel_x", "in_anglvel_x", "in_timestamp"], "\(rig.enabled)")
     #expect(orientation.isRunning && motion.isRunning, "the claims never ended")
+  }
+}
+
+extension SharedIMUDaemonTests {
+  /// The gyroscope's frequency follows what its clients ask for (`MotionRate`), retuned in
+  /// place on the one buffer; the accelerometer keeps at least its own rate and at least the
+  /// gyroscope's (every scan carries both).
+  @Test func theGyroscopesRateFollowsItsClientsOnTheSharedBuffer() throws {
+    let rig = try Rig()
+    rig.fixture.bus.openToEveryUser()
+    let log = { rig.fixture.log }
+    func attribute(_ name: String) -> String {
+      readFile("\(rig.sysfs)/\(name)").trimmingCharacters()
+    }
+    let motion = try rig.motion()
+    defer { motion.signal(SIGKILL) }
+    #expect(try Self.follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(log())")
+    // Properties only, the rotation fused: 25 Hz asked and offered; the accelerometer at 50.
+    #expect(
+      waitFor(timeout: 10) { attribute("in_anglvel_sampling_frequency") == "25" }, "\(log())")
+    #expect(attribute("in_accel_sampling_frequency") == "50")
+    let loop = try EventLoop()
+    let stream = try MotionDaemonTests.StreamClient(
+      rig.fixture.bus, loop: loop, options: ["rate": .double(200)])
+    #expect(stream.granted["rate"]?.doubleValue == 200, "\(stream.granted)")
+    #expect(attribute("in_anglvel_sampling_frequency") == "200", "\(log())")
+    #expect(attribute("in_accel_sampling_frequency") == "200")
+    let records = stream.receive(limit: 20, timeout: 10)
+    let steps = zip(records, records.dropFirst()).map { $1.sequence &- $0.sequence }
+    #expect(records.count >= 20 && steps.allSatisfy { $0 == 1 }, "\(steps)\n\(log())")
+    #expect(rig.enabled == ["in_accel_x", "in_anglvel_x", "in_timestamp"], "not reopened")
+    stream.connection.close()
+    #expect(
+      waitFor(timeout: 10) {
+        attribute("in_anglvel_sampling_frequency") == "25"
+          && attribute("in_accel_sampling_frequency") == "50"
+      }, "\(log())")
+    #expect(try Self.follows(motion, z: -300, rig), "\(motion.standardOutput.suffix(600))")
+    motion.signal(SIGTERM)
+    #expect(motion.wait(timeout: 10) == 0)
+    #expect(
+      waitFor(timeout: 15) {
+        attribute("in_anglvel_sampling_frequency") == "100.000000"
+          && attribute("in_accel_sampling_frequency") == "100.000000" && !rig.bufferEnabled
+      }, "put back: \(log())")
   }
 }

@@ -1,14 +1,9 @@
-import Foundation
 import Glibc
 import OrientCore
 import OrientWire
 import TestSupport
 import TestThreads
 import Testing
-
-/// Whether Debian's python3-dbusmock (with its logind template) is installed.
-private let hasDBusMockLogind = FileManager.default.fileExists(
-  atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/logind.py")
 
 /// Suspend and resume on a real bus: orientd in a live umockdev testbed on a private system
 /// bus, a real client (`orientd --watch`) claiming, and logind played by python3-dbusmock's
@@ -19,36 +14,9 @@ private let hasDBusMockLogind = FileManager.default.fileExists(
   .ownThreads,
   .serialized,
   .enabled(
-    if: UMockdevScenario.isAvailable && hasDBusMockLogind,
+    if: UMockdevScenario.isAvailable && DBusMock.isAvailable,
     "umockdev or python3-dbusmock is not installed"))
 struct SleepBusTests {
-  static let python = "/usr/bin/python3"
-
-  /// A bus with the project's policy plus one letting the stand-in own logind's name, and the
-  /// folder of those policies (dbus-daemon reloads its configuration when the folder goes: keep
-  /// it as long as the bus).
-  static func bus() throws -> (PrivateBus, TemporaryDirectory) {
-    let policies = try TemporaryDirectory("policy")
-    let project = "\(Built.packageRoot)/dbus"
-    for name in try FileManager.default.contentsOfDirectory(atPath: project)
-    where name.hasSuffix(".conf") {
-      try writeFile(policies.file(name), readFile("\(project)/\(name)"))
-    }
-    try writeFile(
-      policies.file("logind-stand-in.conf"),
-      """
-      <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
-       "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-      <busconfig>
-        <policy context="default">
-          <allow own="\(Logind.name)"/>
-          <allow send_destination="\(Logind.name)"/>
-        </policy>
-      </busconfig>
-      """)
-    return (try PrivateBus(policyDirectory: policies.path), policies)
-  }
-
   /// busctl on the stand-in.
   func logind(_ fixture: DaemonFixture, _ arguments: [String]) throws -> (
     status: Int32, stdout: String, stderr: String
@@ -71,9 +39,7 @@ struct SleepBusTests {
   }
 
   @Test func theClaimSurvivesASuspendAndOrientationsArriveAfterTheResume() throws {
-    let (bus, policies) = try SleepBusTests.bus()
-    let fixture = try DaemonFixture(bus: bus)
-    defer { withExtendedLifetime(policies) {} }
+    let fixture = try DaemonFixture(bus: try PrivateBus(standIns: [Logind.name]))
     let holds = { (fixture: DaemonFixture) throws -> Bool in
       try inhibitors(fixture).contains(#""sleep" "orientd" ""#)
         && inhibitors(fixture).contains(#""delay""#)
@@ -82,12 +48,11 @@ struct SleepBusTests {
     #expect(waitFor(timeout: 10) { watch.standardOutput.contains("normal (rotation 0") })
     #expect(fixture.log.contains("no \(Logind.name) on "), "said once at info")
     // logind appears after orientd: it is followed, and the lock taken.
-    let mock = try ChildProcess(
-      [SleepBusTests.python, "-m", "dbusmock", "--system", "--template", "logind"],
-      environment: fixture.bus.environment, outputDirectory: fixture.bus.directory.path)
-    defer { mock.killNow() }
+    let mock = try DBusMock("logind", bus: fixture.bus)
+    defer { withExtendedLifetime(mock) {} }
     #expect(
-      try waitFor(timeout: 15) { try holds(fixture) }, "\(fixture.log)\n\(mock.standardError)")
+      try waitFor(timeout: 15) { try holds(fixture) },
+      "\(fixture.log)\n\(mock.process.standardError)")
     #expect(fixture.log.contains("following system sleep through \(Logind.name)"))
 
     try prepareForSleep(fixture, true)

@@ -21,14 +21,20 @@ import Testing
     #expect(claims.clientCount == 2 && claims.claimCount == 3)
     #expect(claims.claimers(.orientd) == [":1.1"])
     #expect(claims.claimers(.sensorProxy) == [":1.1", ":1.2"])
+    #expect(claims.isClaimed(.orientd) && claims.isClaimed(.sensorProxy))
+    #expect(!claims.isClaimed(.posture) && !claims.isClaimed(.motion))
+    #expect(claims.holds(":1.1", .orientd) && !claims.holds(":1.2", .orientd))
+    #expect(claims.wantedKinds == [.accelerometer])
     let stillHolds = claims.release(":1.1", .orientd)
     #expect(!stillHolds, "still holds the compatibility claim")
     let gone = claims.release(":1.1", .sensorProxy)
     #expect(gone)
     let never = claims.release(":1.9", .orientd)
     #expect(never, "releasing without a claim succeeds")
+    #expect(!claims.isClaimed(.orientd) && claims.isClaimed(.sensorProxy))
     claims.vanished(":1.2")
     #expect(claims.isEmpty && claims.clientCount == 0)
+    #expect(!claims.isClaimed(.sensorProxy) && claims.wantedKinds.isEmpty)
   }
 
   /// The names `Name`'s object server announces for a change from `old` to `new`.

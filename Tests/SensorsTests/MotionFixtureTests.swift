@@ -1,4 +1,5 @@
 import JSON
+import Sensors
 import TestSupport
 import TestThreads
 import Testing
@@ -43,5 +44,42 @@ struct MotionFixtureTests {
     #expect(sensor["name"]?.stringValue == "lsm6dso_accel")
     #expect(sensor["mount_matrix"]?.stringValue == "-1, 0, 0; 0, 1, 0; 0, 0, -1")
     #expect(sensor["mount_matrix_source"]?.stringValue == "sysfs mount_matrix")
+  }
+}
+
+/// The sampling frequency a motion sensor is run at for a rate asked (issue 26): the slowest
+/// it offers at or above, the fastest when none is, 100 Hz when nobody asks; without a list,
+/// the rate itself up to 100 Hz. A polled one is read up to its device's frequency.
+@Suite(.ownThreads) struct MotionFrequencyChoiceTests {
+  static func gyroscope(available: String?, frequency: String? = "104.000000")
+    -> MotionDescription?
+  {
+    var attributes = [
+      "in_anglvel_x_raw": "1", "in_anglvel_y_raw": "2", "in_anglvel_z_raw": "3",
+    ]
+    attributes["sampling_frequency"] = frequency
+    attributes["sampling_frequency_available"] = available
+    return MotionDescription.gyroscope(
+      syspath: "/sys/devices/fake/iio:device1", sysname: "iio:device1", devnode: nil,
+      read: { attributes[$0] }, property: { _ in nil })
+  }
+
+  @Test func theSlowestOfferedAtOrAboveTheRateAsked() throws {
+    let lsm = try #require(
+      Self.gyroscope(available: "12.500 26.000 52.000 104.000 208.000 416.000"))
+    #expect(lsm.bufferedFrequency(for: 5) == ("12.500", 12.5))
+    #expect(lsm.bufferedFrequency(for: 25) == ("26.000", 26))
+    #expect(lsm.bufferedFrequency(for: 100) == ("104.000", 104))
+    #expect(lsm.bufferedFrequency(for: 200) == ("208.000", 208), "above 100 Hz where offered")
+    #expect(lsm.bufferedFrequency(for: 5000) == ("416.000", 416), "the fastest it offers")
+    #expect(lsm.bufferedFrequency(for: 0) == ("104.000", 104), "nobody asks: 100 Hz or above")
+    let range = try #require(Self.gyroscope(available: "[10 10 200]"))
+    #expect(range.bufferedFrequency(for: 25).value == 30)
+    let hub = try #require(Self.gyroscope(available: nil, frequency: "10.000000"))
+    #expect(hub.bufferedFrequency(for: 5) == ("5", 5))
+    #expect(hub.bufferedFrequency(for: 250) == ("100", 100), "no list: at most 100 Hz")
+    #expect(hub.pollRate(for: 25) == 10, "polled: up to the device's frequency")
+    #expect(lsm.pollRate(for: 25) == 25)
+    #expect(lsm.pollRate(for: 0) == 100)
   }
 }

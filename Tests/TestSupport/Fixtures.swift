@@ -78,8 +78,11 @@ public final class PrivateBus {
   ///   - limits: `<limit name="...">` overrides, e.g. `["max_connections_per_user": 2048]`
   ///     for load tests (the daemon's defaults allow 256 connections per user and 512 match
   ///     rules per connection).
+  ///   - standIns: names a stand-in (`DBusMock`) may own and anyone may call, beside the
+  ///     project's own policy (which stays as installed).
   public init(
-    policyDirectory: String? = nil, openPolicy: Bool = false, limits: [String: Int] = [:]
+    policyDirectory: String? = nil, openPolicy: Bool = false, limits: [String: Int] = [:],
+    standIns: [String] = []
   ) throws {
     directory = try TemporaryDirectory("bus")
     let socket = directory.file("bus.sock")
@@ -95,6 +98,12 @@ public final class PrivateBus {
         <allow user="*"/>
       </policy>
       """ : ""
+    let standInPolicy =
+      standIns.isEmpty
+      ? ""
+      : "<policy context=\"default\">\n"
+        + standIns.map { "  <allow own=\"\($0)\"/>\n  <allow send_destination=\"\($0)\"/>\n" }
+        .joined() + "</policy>"
     let limitElements = limits.sorted { $0.key < $1.key }
       .map { "<limit name=\"\($0.key)\">\($0.value)</limit>" }.joined(separator: "\n")
     // One configuration for the tests, the scripts and the VM guest.
@@ -106,7 +115,8 @@ public final class PrivateBus {
       template
       .replacing("@LISTEN@", with: address)
       .replacing(
-        "@EXTRA@", with: "\(open)\n\(limitElements)\n<includedir>\(policy)</includedir>")
+        "@EXTRA@",
+        with: "\(open)\n\(standInPolicy)\n\(limitElements)\n<includedir>\(policy)</includedir>")
     try writeFile(directory.file("bus.conf"), config)
     daemon = try PrivateBus.launch(directory)
   }

@@ -2,8 +2,10 @@
 # Benchmark (not a test): many clients claim and release orientd's sensor at once, then vanish
 # without releasing (Benchmarks/claims-bench). A private system bus with the project's policy and
 # room for the clients, orientd on an emulated (umockdev) polled accelerometer. Prints clients,
-# claims/s, the daemon's VmRSS before/peak/after, its descriptors before/after, and its read
-# system calls during one idle second afterwards (0: sampling stopped).
+# claims/s, the CPU seconds orientd and the bus daemon spent on the claims and on the releases
+# (/proc/PID/schedstat: these hold on a loaded machine, claims/s does not), the daemon's VmRSS
+# before/peak/after, its descriptors before/after, and its read system calls during one idle
+# second afterwards (0: sampling stopped).
 #
 #   sudo scripts/bench/claims.sh [--clients 1000] [--json]
 #

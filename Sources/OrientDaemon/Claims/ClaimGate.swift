@@ -167,7 +167,8 @@ final class ClaimGate {
     while let first = queues[sender]?.first, let verdict = first.verdict {
       queues[sender]?.removeFirst()
       if queues[sender]?.isEmpty == true { queues[sender] = nil }
-      let call = "\(first.invocation.member) from \(first.invocation.sender)"
+      // Built only when a message is logged (debug is off by default; this runs per claim).
+      var call: String { "\(first.invocation.member) from \(first.invocation.sender)" }
       switch verdict {
       case .allowed:
         if first.checked { logger.debug("polkit allowed \(call)") }

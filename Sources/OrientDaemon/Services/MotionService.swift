@@ -73,6 +73,8 @@ final class MotionService {
   private var lastPublished: Int64?
   private var sequence: UInt32 = 0
   private var discontinuity = true
+  /// What each motion kind's sensor was last said to be.
+  private var statuses: [SensorKind: SensorStatus] = [:]
   private let logger: Logger
 
   init(settings: MotionSettings, logger: Logger) {
@@ -105,6 +107,14 @@ final class MotionService {
     }
     state.sensors[key] = status.map(MotionService.describe)
     if state.sensors[key] == nil { state.sensors.removeValue(forKey: key) }
+    let before = statuses[kind]
+    statuses[kind] = status
+    // A sensor retuned to its clients' rate (`MotionRate`) is the same sensor: the fusion
+    // goes on.
+    if let before, var now = status {
+      now.rate = before.rate
+      if now == before { return }
+    }
     restart()
   }
 

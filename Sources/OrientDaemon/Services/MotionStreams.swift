@@ -2,27 +2,30 @@ import DBusKit
 import OrientCore
 import OrientLog
 import OrientWire
+import Sensors
 import SystemKit
 
-/// What a stream client asked for, as granted (`OpenStream`'s options).
+/// What a stream client asked for (`OpenStream`'s options).
 public struct MotionStreamOptions: Hashable, Sendable {
-  /// Every `every`-th sample of the sensor's.
-  public var every: Int
+  /// Records a second asked for: the sensor is run at least this fast where it can be
+  /// (`MotionRate`), and the stream gets every n-th of its samples, n the sensor's rate over
+  /// this, rounded (`every(sensorRate:)`).
+  public var rate: Double
   /// Records per batch, 1-255.
   public var batch: Int
   /// A batch is sent when its oldest record is this old, nanoseconds.
   public var latency: Int64
 
-  /// Parses `OpenStream`'s options for a sensor delivering `sensorRate` samples a second (0:
-  /// unknown).
+  /// The rate a stream that does not say gets: the sensors' default rate.
+  public static let defaultRate = MotionDescription.streamRate
+
+  /// Parses `OpenStream`'s options.
   ///
   /// - Throws: `InvalidArgs` for an unknown option, a rate of 0 or below, a batch outside
   ///   1-255, a latency of 0 or below or of the wrong type.
-  public static func parse(_ given: [String: DBusValue], sensorRate: Double) throws(DBusError)
-    -> (MotionStreamOptions, granted: [String: DBusValue])
-  {
+  public static func parse(_ given: [String: DBusValue]) throws(DBusError) -> MotionStreamOptions {
     func invalid(_ why: String) -> DBusError { DBusError(.invalidArgs, "OpenStream: \(why)") }
-    var rate = sensorRate > 0 ? sensorRate : 100
+    var rate = defaultRate
     var batch = 1
     var latency: Double?
     for (key, value) in given {
@@ -46,28 +49,36 @@ public struct MotionStreamOptions: Hashable, Sendable {
         throw invalid("unknown option \"\(key)\" (known: rate, batch, latency)")
       }
     }
-    let every = sensorRate > 0 ? max(1, Int((sensorRate / rate).rounded())) : 1
-    let granted = sensorRate > 0 ? sensorRate / Double(every) : rate
-    let wait = latency ?? Double(batch) / granted
-    let options = MotionStreamOptions(every: every, batch: batch, latency: Int64(wait * 1e9))
-    return (
-      options,
-      [
-        "rate": .double(granted), "batch": .uint32(UInt32(batch)), "latency": .double(wait),
-        "version": .uint16(MotionStreamFormat.version),
-        "record-size": .uint32(UInt32(MotionStreamFormat.recordSize)),
-        "clock": .string("monotonic"),
-      ]
-    )
+    let wait = latency ?? Double(batch) / rate
+    return MotionStreamOptions(rate: rate, batch: batch, latency: Int64(wait * 1e9))
   }
 
+  /// The stream takes every n-th sample of a sensor delivering `sensorRate` samples a second
+  /// (0: unknown, every one).
+  public func every(sensorRate: Double) -> Int {
+    sensorRate > 0 ? max(1, Int((sensorRate / rate).rounded())) : 1
+  }
+
+  /// `OpenStream`'s second result: what the stream gets from a sensor delivering `sensorRate`
+  /// samples a second (0: unknown).
+  public func granted(sensorRate: Double) -> [String: DBusValue] {
+    [
+      "rate": .double(sensorRate > 0 ? sensorRate / Double(every(sensorRate: sensorRate)) : rate),
+      "batch": .uint32(UInt32(batch)), "latency": .double(Double(latency) / 1e9),
+      "version": .uint16(MotionStreamFormat.version),
+      "record-size": .uint32(UInt32(MotionStreamFormat.recordSize)),
+      "clock": .string("monotonic"),
+    ]
+  }
 }
 
 /// `org.orientd.Motion1.OpenStream`'s streams: every sample of the one hardware stream goes to
 /// each client's `SOCK_SEQPACKET` socket in batches (docs/motion.md, "The stream").
 ///
 /// Streams asking for the same thing (rate, batch, latency) share one encoder and one
-/// `PacketFanout`: a batch is encoded once and sent to each of them. Each client's socket has
+/// `PacketFanout`: a batch is encoded once and sent to each of them. Each group takes every
+/// n-th sample for its rate of the sensor's `sensorRate`, counted afresh when the sensor is
+/// retuned (the rate follows the streams: `rates`, `onChange`). Each client's socket has
 /// its own queue in the fan-out, so a slow client loses its oldest batches and one that
 /// vanished is removed, never holding up the others; a client's streams go when it releases
 /// its claim or leaves the bus (`remove(client:)`).
@@ -82,14 +93,29 @@ final class MotionStreams {
     let fanout: PacketFanout
     var encoder: MotionBatchEncoder
     var counter = 0
+    var every: Int
     var timer: (any LoopTimer)?
 
-    init(options: Options, fanout: PacketFanout) {
+    init(options: Options, fanout: PacketFanout, sensorRate: Double) {
       self.options = options
       self.fanout = fanout
+      every = options.every(sensorRate: sensorRate)
       encoder = MotionBatchEncoder(capacity: options.batch)
     }
   }
+
+  /// Samples a second of the sensor the records come from (0: unknown).
+  var sensorRate = 0.0 {
+    didSet {
+      guard sensorRate != oldValue else { return }
+      for group in groups.values { group.every = group.options.every(sensorRate: sensorRate) }
+    }
+  }
+  /// Called when a stream opened or closed (the sensor's rate follows the streams).
+  var onChange: (() -> Void)?
+
+  /// The rates the open streams asked for.
+  var rates: [Double] { groups.keys.map(\.rate) }
 
   private let loop: EventLoop
   private let scheduler: any Scheduler
@@ -128,6 +154,7 @@ final class MotionStreams {
       let group = try self.group(options)
       let id = try group.fanout.add(ours)
       owners[options, default: [:]][id] = client
+      onChange?()
       return try DBusFileDescriptor(duplicating: theirs.rawValue)
     } catch {
       throw DBusError(.failed, "cannot open a stream: \(error)")
@@ -158,7 +185,7 @@ final class MotionStreams {
   func send(_ record: MotionRecord) {
     for group in groups.values {
       group.counter += 1
-      guard group.counter >= group.options.every else { continue }
+      guard group.counter >= group.every else { continue }
       group.counter = 0
       if group.encoder.isEmpty { arm(group) }
       group.encoder.append(record)
@@ -168,7 +195,7 @@ final class MotionStreams {
 
   private func group(_ options: Options) throws(SystemError) -> Group {
     if let group = groups[options] { return group }
-    let group = Group(options: options, fanout: PacketFanout(loop: loop))
+    let group = Group(options: options, fanout: PacketFanout(loop: loop), sensorRate: sensorRate)
     group.fanout.onDeparture = { [weak self] id, why in self?.departed(options, id, why) }
     group.timer = try scheduler.timer { [weak self, weak group] in
       if let group { self?.flush(group) }
@@ -207,5 +234,6 @@ final class MotionStreams {
     group.fanout.removeAll()
     groups[options] = nil
     owners[options] = nil
+    onChange?()
   }
 }

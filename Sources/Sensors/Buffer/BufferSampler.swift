@@ -14,14 +14,9 @@ import SystemKit
 /// small buffer length, then enable the buffer. `stop()` closes the node and undoes it all in
 /// reverse. Each scan is calibrated once, here, and delivered as a `Reading`.
 ///
-/// A stall watchdog checks every `stallTimeout` (10 sample periods, at least 1 s) that scans
-/// arrived since the last check; a device whose interrupt got lost or whose trigger stopped
-/// would otherwise leave the orientation frozen without a word. The first empty period is
-/// logged once and the buffer re-armed (`buffer/enable` 0 then 1, which restarts the trigger
-/// on real drivers); after `stallsBeforeGivingUp` empty periods in a row the owner is told
-/// (`.stalled`) so that it can poll instead, and the buffer keeps being re-armed quietly until
-/// it is replaced. When scans come again the episode ends with one line saying after how long.
-/// The watchdog is the one periodic wakeup of buffered mode, and only while sampling.
+/// A `StallWatchdog` notices a node that stops delivering (re-armed, then handed over to
+/// polling after `StallWatchdog.stallsBeforeGivingUp` empty periods); it is the one periodic
+/// wakeup of buffered mode, and only while sampling.
 ///
 /// Adaptive sampling: while `AdaptiveSampling` finds the readings still, the `StillStrategy`
 /// chosen at start keeps the device from waking orientd (StillStrategies.swift: a hub's change
@@ -65,19 +60,11 @@ final class BufferSampler: SensorReader, StillHost {
   private let converter: TimestampConverter
   private var problems = LogOnce()
   private var stopped = false
-  private var stallTimer: EventLoop.Timer?
-  /// Whether scan bytes arrived since the watchdog last looked.
-  private var sawData = false
-  /// Watchdog periods in a row without a scan.
-  private var emptyPeriods = 0
-  /// When the current stall began: the last data seen.
-  private var lastData: Duration = .zero
+  private var stallWatchdog: StallWatchdog?
   /// Decides between waking per scan and per still interval.
   private var adaptive: AdaptiveSampling
   /// The last reading delivered (for the quiet check).
   private var lastAcceleration: Vector3?
-  /// Whether the stall timer runs at `quietCheckInterval`.
-  private var slowWatchdog = false
   /// How often a device that was asked to be silent is checked with a polled read.
   private let quietCheckInterval: Duration
   /// The companion read from the same scans, with its elements in the layout.
@@ -85,11 +72,11 @@ final class BufferSampler: SensorReader, StillHost {
   private let deliverCompanion: ((SensorEvent) -> Void)?
   /// The companion's sampling frequency (the scans' when the device has one frequency).
   private(set) var companionRate: Double = 0
+  /// The accelerometer's rate asked for by the configuration (`buffered-rate`).
+  private let bufferedRate: Double
 
   /// How long without a scan counts as a stall.
-  var stallTimeout: Duration { max(.seconds(1), .seconds(10 / max(rate, 0.1))) }
-  /// Empty watchdog periods before the owner is told.
-  static let stallsBeforeGivingUp = 3
+  var stallTimeout: Duration { StallWatchdog.timeout(rate: rate) }
 
   static let accelChannels = ["in_accel_x", "in_accel_y", "in_accel_z"]
 
@@ -142,16 +129,10 @@ final class BufferSampler: SensorReader, StillHost {
     attachedTrigger = try setup.attachTrigger(
       deviceName: description.facts.name, deviceNumber: description.facts.deviceNumber,
       deviceParent: deviceParent, triggers: triggers)
-    // With a companion the accelerometer keeps its pace (every scan carries both).
-    let target = max(sampling.bufferedRate, companion?.info.streamRate ?? 0)
-    rate =
-      FrequencySetting.apply(
-        target: target, description: description, journal: journal, logger: logger) ?? target
-    companionRate = rate
-    if let info = companion?.info {
-      companionRate = FrequencySetting.applyCompanion(
-        info, besides: description, rate: rate, journal: journal, logger: logger)
-    }
+    bufferedRate = sampling.bufferedRate
+    (rate, companionRate) = FrequencySetting.apply(
+      description, companion: companion.map { ($0.info, $0.requestedRate) },
+      bufferedRate: sampling.bufferedRate, journal: journal, logger: logger)
     try setup.enableBuffer(length: sampling.bufferLength)
     let scansPerStillInterval = Int(
       (rate / max(sampling.adaptive.stillRate, 0.01)).rounded(.down))
@@ -175,13 +156,12 @@ final class BufferSampler: SensorReader, StillHost {
     } catch {
       watch?.cancel()
       watch = nil
-      stallTimer?.cancel()
-      stallTimer = nil
+      stallWatchdog?.cancel()
+      stallWatchdog = nil
       strategy.stop()
       node.close()
       throw setup.fail("\(device): cannot watch \(devnode): \(error)", error)
     }
-    lastData = Clock.monotonic()
     logger.info(
       "\(device): buffered\(companion.map { " with its \($0.info.kind.noun)" } ?? ""), "
         + "\(layout.elements.count) channels, \(layout.recordSize)-byte scans"
@@ -196,9 +176,7 @@ final class BufferSampler: SensorReader, StillHost {
     watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
       self?.readable(events)
     }
-    let timer = try loop.makeTimer { [weak self] in self?.watchdog() }
-    try timer.schedule(after: stallTimeout, interval: stallTimeout)
-    stallTimer = timer
+    stallWatchdog = try StallWatchdog(loop: loop, rate: rate) { [weak self] in self?.watchdog() }
     try strategy.start(self, loop: loop)
   }
 
@@ -211,8 +189,8 @@ final class BufferSampler: SensorReader, StillHost {
     stopped = true
     watch?.cancel()
     watch = nil
-    stallTimer?.cancel()
-    stallTimer = nil
+    stallWatchdog?.cancel()
+    stallWatchdog = nil
     strategy.stop()
     file.close()
     if !deviceGone {
@@ -284,23 +262,19 @@ final class BufferSampler: SensorReader, StillHost {
 
   /// The watchdog's period: `quietCheckInterval` while silence is expected, else `stallTimeout`.
   func slowDownWatchdog(_ slow: Bool) {
-    guard slow != slowWatchdog, let stallTimer else { return }
-    slowWatchdog = slow
-    let period = slow ? quietCheckInterval : stallTimeout
-    sawData = false
     do {
-      try stallTimer.schedule(after: period, interval: period)
+      try stallWatchdog?.slowDown(to: slow ? quietCheckInterval : nil)
     } catch {
       report("timer", "\(description.sysname): cannot reschedule the stall watchdog: \(error)")
     }
   }
 
   func stallNoticed(_ message: String, giveUp: String) {
-    emptyPeriods += 1
+    let handOver = stallWatchdog?.countStall() ?? false
     report("stall", message)
     rearm()
     if stopped { return }
-    if emptyPeriods == BufferSampler.stallsBeforeGivingUp { deliverEvent(.stalled(giveUp)) }
+    if handOver { deliverEvent(.stalled(giveUp)) }
   }
 
   // MARK: Reading
@@ -342,10 +316,7 @@ final class BufferSampler: SensorReader, StillHost {
   }
 
   private func dataArrived() {
-    sawData = true
-    lastData = Clock.monotonic()
-    if emptyPeriods > 0 {
-      emptyPeriods = 0
+    if stallWatchdog?.dataArrived() == true {
       problems.clear("stall", logger: logger, "\(description.sysname): scans flow again")
     }
   }
@@ -433,22 +404,18 @@ final class BufferSampler: SensorReader, StillHost {
 
   // MARK: Watchdog
 
-  /// Runs every `stallTimeout`: a period without a scan is a stall (see the type's comment).
+  /// A watchdog period without a scan: a stall (`StallWatchdog`), unless silence was asked
+  /// for.
   private func watchdog() {
     guard !stopped else { return }
-    if sawData {
-      sawData = false
-      return
-    }
     if strategy.expectsSilence {
       quietCheck()
       return
     }
-    let silent = (Clock.monotonic() - lastData).nanoseconds / 1_000_000
-    stallNoticed(
-      "\(description.sysname): no scan from \(file.path) for \(silent) ms; re-enabling the "
-        + "buffer (logged once until scans flow again)",
-      giveUp: "no scan for \(silent) ms, also after re-enabling the buffer")
+    guard let silence = stallWatchdog?.silence(description.sysname, path: file.path) else {
+      return
+    }
+    stallNoticed(silence.message, giveUp: silence.giveUp)
   }
 
   /// A silent device checked with one polled read: if it moved by twice the threshold without
@@ -470,6 +437,27 @@ final class BufferSampler: SensorReader, StillHost {
       (now - before).magnitude > 2 * max(adaptive.threshold, strategy.threshold)
     else { return }
     strategy.missedMovement(AvailableValues.format((now - before).magnitude), self)
+  }
+
+  /// The companion's frequency for `requested` readings a second (`MotionDescription.
+  /// bufferedFrequency(for:)`; the accelerometer's too where one attribute serves both): the
+  /// buffer off, the frequencies written, the buffer on again; the watchdog follows the rate.
+  func retuneCompanion(to requested: Double) {
+    guard !stopped, let info = companion?.info else { return }
+    do {
+      try buffer.cycle { () throws(SystemError) in
+        (rate, companionRate) = FrequencySetting.apply(
+          description, companion: (info, requested), bufferedRate: bufferedRate,
+          journal: journal, logger: logger)
+      }
+      try stallWatchdog?.retune(rate: rate)
+    } catch {
+      if error.isDeviceGone {
+        gone("\(buffer.enablePath): \(error.reason)")
+        return
+      }
+      report("retune", "\(description.sysname): cannot retune to \(requested) Hz: \(error)")
+    }
   }
 
   /// `buffer/enable` 0, every setting written again, then 1: restarts the trigger and the

@@ -36,7 +36,7 @@ protocol StillHost: AnyObject {
   /// Delivers `acceleration` again, stamped now (a hub's last report while it is silent).
   func repeatReading(_ acceleration: Vector3)
   /// Counts a period without the scans there should have been: re-arms the buffer, and after
-  /// `BufferSampler.stallsBeforeGivingUp` in a row tells the owner it stalled.
+  /// `StallWatchdog.stallsBeforeGivingUp` in a row tells the owner it stalled.
   func stallNoticed(_ message: String, giveUp: String)
   /// Logs `message` once until `clear` (LogOnce).
   func report(_ key: String, _ message: String)

@@ -20,6 +20,8 @@ final class KindSlot {
   private(set) var delivered = 0
   /// Readings skipped by readers that have finished.
   private(set) var skippedBefore = 0
+  /// Readings a second the consumer asks for (0: none), for this and every later reader.
+  private(set) var requestedRate = 0.0
 
   /// Drivers that stalled, by syspath: not used again until the kind stops being read.
   private var stalled: [String: Set<String>] = [:]
@@ -63,6 +65,22 @@ final class KindSlot {
       now.isSampling = false
       status = now
     }
+  }
+
+  /// Asks the running reader, and every later one, for `rate` readings a second; a reader
+  /// that retuned is announced with its new rate.
+  func request(rate: Double) {
+    guard rate != requestedRate else { return }
+    requestedRate = rate
+    guard let reader else { return }
+    reader.request(rate: rate, for: kind)
+    guard var now = status, now.rate != reader.rate else { return }
+    logger.info(
+      "sampling \(prefix)\(now.sensor.sysname) at \(AvailableValues.format(reader.rate)) Hz "
+        + "(\(AvailableValues.format(rate)) asked)")
+    now.rate = reader.rate
+    status = now
+    hub.emit(.changed(kind, now))
   }
 
   // MARK: System sleep
@@ -245,7 +263,7 @@ final class KindSlot {
       // The reader keeps its handler: the handler must not keep the reader (a cycle that
       // outlives the slot; LeakSanitizer found it), so it knows its source only weakly.
       let source = WeakReader()
-      let context = hub.openContext(for: sensor, logger: logger)
+      let context = hub.openContext(for: sensor, logger: logger, rate: requestedRate)
       do {
         opened = try driver.open(sensor, context) { [weak self, source] event in
           self?.event(event, syspath: syspath, from: source.reader)

@@ -66,11 +66,20 @@ public protocol SensorReader: AnyObject {
   /// elements; a buffer is switched off around it): after a system resume a device may have
   /// lost them at its power-up, or wait for them before it reports again.
   func rearm()
+  /// Asks for at least `rate` readings a second of `kind`: the fastest any consumer needs now
+  /// (0: none says, the reader's own default). A reader that can choose its rate takes the
+  /// slowest the device offers at or above it (the fastest it offers when none is), retuning
+  /// a running device, and `rate` then says what it took; one that cannot ignores the request.
+  /// A reader of several kinds (one buffer for an accelerometer and a gyroscope) runs at the
+  /// fastest rate asked for any of them. Stopping restores the device's own setting.
+  func request(rate: Double, for kind: SensorKind)
 }
 
 extension SensorReader {
   /// Nothing to write again.
   public func rearm() {}
+  /// Ignored: the reader runs at its own rate.
+  public func request(rate: Double, for kind: SensorKind) {}
   /// None.
   public var trigger: String? { nil }
   /// None.
@@ -135,6 +144,9 @@ public struct OpenContext {
   /// Whether a base accelerometer is present: a display accelerometer's readings are paired
   /// with it for the hinge angle, so it must not go silent while still.
   public var paired: Bool
+  /// Readings a second the consumer asks for (`SensorReader.request(rate:for:)`, 0: none):
+  /// a reader that can choose its rate opens at it rather than retuning just after.
+  public var requestedRate: Double
   /// The readers of devices whose one buffer serves two kinds (`IIOBufferIMU`): the hub's, so
   /// that both kinds' slots share one; without it a reader serves one kind.
   public var sharedBuffers: SharedBuffers?
@@ -143,7 +155,7 @@ public struct OpenContext {
   public init(
     loop: EventLoop, logger: Logger, configuration: SensorsConfiguration,
     triggers: [TriggerInfo] = [], parent: String? = nil, paired: Bool = false,
-    sharedBuffers: SharedBuffers? = nil
+    requestedRate: Double = 0, sharedBuffers: SharedBuffers? = nil
   ) {
     self.sharedBuffers = sharedBuffers
     self.loop = loop
@@ -152,6 +164,7 @@ public struct OpenContext {
     self.triggers = triggers
     self.parent = parent
     self.paired = paired
+    self.requestedRate = requestedRate
   }
 }
 

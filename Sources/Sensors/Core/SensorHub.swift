@@ -143,6 +143,11 @@ public final class SensorHub: SensorSource {
     slots[kind]?.restart(fallBack: fallBack)
   }
 
+  /// Asks for `kind` at least `rate` times a second (see `SensorSource.request(rate:for:)`).
+  public func request(rate: Double, for kind: SensorKind) {
+    slots[kind]?.request(rate: rate)
+  }
+
   // MARK: What is there
 
   /// Every sensor that can serve `kind`, by device.
@@ -195,11 +200,11 @@ public final class SensorHub: SensorSource {
   }
 
   /// What a driver needs to open `sensor`.
-  func openContext(for sensor: Sensor, logger: Logger) -> OpenContext {
+  func openContext(for sensor: Sensor, logger: Logger, rate: Double) -> OpenContext {
     OpenContext(
       loop: loop, logger: logger, configuration: configuration,
       triggers: Array(triggers.values), parent: parents[sensor.syspath], paired: isPaired,
-      sharedBuffers: sharedBuffers)
+      requestedRate: rate, sharedBuffers: sharedBuffers)
   }
 
   /// The sensor of `kind` at `syspath` now.

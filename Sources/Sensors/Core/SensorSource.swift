@@ -37,4 +37,13 @@ public protocol SensorSource: AnyObject {
   /// (a buffered accelerometer is then polled), as for a stalled reader, until the kind stops
   /// being read.
   func restart(_ kind: SensorKind, fallBack: Bool)
+  /// Asks for at least `rate` readings a second of `kind` (0: the reader's default), from its
+  /// running reader and every reader opened for it later, until asked again
+  /// (`SensorReader.request(rate:for:)`); a reader that retunes is announced with `.changed`.
+  func request(rate: Double, for kind: SensorKind)
+}
+
+extension SensorSource {
+  /// Ignored: a source whose sensors run at their own rates.
+  public func request(rate: Double, for kind: SensorKind) {}
 }

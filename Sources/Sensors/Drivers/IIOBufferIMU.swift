@@ -34,11 +34,12 @@ public enum IIOBufferIMU: SensorDriver {
     configuration.sampling.mode != .polled
   }
 
-  /// The accelerometer as `iio-buffer-accel` plans it; the gyroscope at its stream rate.
+  /// The accelerometer as `iio-buffer-accel` plans it; the gyroscope at the frequency it takes
+  /// when nobody asks for a rate.
   public static func plan(_ sensor: Sensor, _ configuration: SensorsConfiguration) -> (
     mode: SamplingMode, rate: Double
   ) {
-    if let motion = sensor.motion { return (.buffered, motion.streamRate) }
+    if let motion = sensor.motion { return (.buffered, motion.bufferedFrequency(for: 0).value) }
     return IIOBufferAccelerometer.plan(sensor, configuration)
   }
 

@@ -51,11 +51,15 @@ func openMotionPolled(
   guard let d = sensor.motion else {
     throw SensorError(.unavailable, "\(sensor.sysname) is not a gyroscope or rotation sensor")
   }
-  return try PolledAttributeReader(
+  let reader = try PolledAttributeReader(
     sysname: d.sysname, paths: MotionValues.paths(d),
-    interval: .nanoseconds(Int64(1e9 / max(d.pollRate, 0.1))),
+    interval: PolledAttributeReader<MotionAttributeParser>.interval(
+      rate: d.pollRate(for: context.requestedRate)),
     parser: MotionAttributeParser(info: d), loop: context.loop, logger: context.logger,
     deliver: deliver)
+  // The poll interval follows the rate asked for, up to the device's frequency.
+  reader.ratePolicy = (d.kind, d.pollRate(for:))
+  return reader
 }
 
 /// Opens the buffered reader of a motion sensor.
@@ -66,6 +70,7 @@ func openMotionBuffered(
     throw SensorError(.unavailable, "\(sensor.sysname) is not a gyroscope or rotation sensor")
   }
   return try MotionBufferReader(
-    d, triggers: context.triggers, parent: context.parent, loop: context.loop,
-    logger: context.logger, deliver: deliver)
+    d, triggers: context.triggers, parent: context.parent,
+    requestedRate: context.requestedRate, loop: context.loop, logger: context.logger,
+    deliver: deliver)
 }

@@ -39,6 +39,8 @@ public struct MotionDescription: Equatable, Sendable {
   public var samplingFrequency: Double?
   /// The fastest rate it offers (`_sampling_frequency_available`), if it says.
   public var maximumRate: Double?
+  /// The rates it offers (`_sampling_frequency_available`), if it says.
+  public var availableFrequencies: AvailableValues?
   /// The attribute its sampling frequency is set with, if it has one.
   public var frequencyAttribute: String?
   /// A rotation sensor's heading is absolute (north), not relative to where it started.
@@ -68,18 +70,33 @@ public struct MotionDescription: Equatable, Sendable {
     self.headingIsAbsolute = headingIsAbsolute
   }
 
-  /// The rate orientd asks a buffered motion sensor for: 100 Hz (docs/motion.md: the stream's
-  /// rate), or the fastest it offers below that.
-  public var streamRate: Double {
-    min(maximumRate ?? MotionDescription.streamRate, MotionDescription.streamRate)
-  }
-
-  /// 100 Hz.
+  /// 100 Hz: the rate a motion sensor runs at when nobody asks for one, and the most one
+  /// without `_sampling_frequency_available` is asked for.
   public static let streamRate = 100.0
 
-  /// The rate orientd polls a motion sensor at: the device's frequency up to 100 Hz, 50 Hz
-  /// when it does not say.
+  /// The sampling frequency a buffered motion sensor is set to for `requested` readings a
+  /// second (0: nobody asks, `streamRate`): the smallest it offers at or above that (the
+  /// fastest it offers when none is, so above 100 Hz where it offers more); without a list of
+  /// what it offers, the rate asked up to 100 Hz.
+  ///
+  /// - Returns: the text to write and its value.
+  public func bufferedFrequency(for requested: Double) -> (text: String, value: Double) {
+    let target = requested > 0 ? requested : MotionDescription.streamRate
+    if let available = availableFrequencies { return available.smallest(atLeast: target) }
+    let value = min(target, MotionDescription.streamRate)
+    return (AvailableValues.format(value), value)
+  }
+
+  /// The rate orientd polls a motion sensor at when nobody asks for one: the device's
+  /// frequency up to 100 Hz, 50 Hz when it does not say.
   public var pollRate: Double { min(max(samplingFrequency ?? 50, 1), 100) }
+
+  /// The rate a polled motion sensor is read at for `requested` readings a second (0: nobody
+  /// asks): at most `pollRate` (a read faster than the device samples repeats its value), at
+  /// least 1 Hz.
+  public func pollRate(for requested: Double) -> Double {
+    requested > 0 ? min(max(requested, 1), pollRate) : pollRate
+  }
 
   /// The angular velocity in rad/s (a magnetometer's field) in the display frame from three
   /// raw counts.
@@ -169,14 +186,14 @@ public struct MotionDescription: Equatable, Sendable {
     let frequency = frequencyAttribute.flatMap(read).flatMap(Double.init)
     let available =
       (read("in_\(channel)_sampling_frequency_available")
-      ?? read("sampling_frequency_available"))
-      .map { $0.split(separator: " ").compactMap { Double($0) } }
+      ?? read("sampling_frequency_available")).flatMap(AvailableValues.init(parsing:))
     var d = MotionDescription(
       kind: kind, syspath: syspath, sysname: sysname, name: read("name"), devnode: devnode,
       scale: scale > 0 ? scale : 1, offset: offset, mountMatrix: matrix, mountMatrixSource: source,
       hasRaw: hasRaw, scanElements: hasScan ? scan : [], samplingFrequency: frequency,
-      maximumRate: available?.max(), headingIsAbsolute: false)
+      maximumRate: available?.displayValues.max(), headingIsAbsolute: false)
     d.frequencyAttribute = frequencyAttribute
+    d.availableFrequencies = available
     return d
   }
 

@@ -51,7 +51,11 @@ enum MotionValues {
 /// Reads a gyroscope's `anglvel` or a rotation sensor's `in_rot_quaternion` scan elements
 /// through the IIO buffer: every scan is one reading, stamped by the kernel (a rotation
 /// sensor's stamp taken from the scan's last 8 bytes, where hid-sensor-rotation writes it,
-/// not from its layout offset). Stopped: the node is closed and sysfs put back.
+/// not from its layout offset). Its sampling frequency follows the rate asked for
+/// (`request(rate:for:)`, `MotionDescription.bufferedFrequency(for:)`), written with the
+/// buffer off. A `StallWatchdog` notices a node that stops delivering: the buffer is re-armed,
+/// then the sensor's next driver (polling) takes over. Stopped: the node is closed and sysfs
+/// put back.
 final class MotionBufferReader: SensorReader {
   let mode = SamplingMode.buffered
   private(set) var rate: Double
@@ -66,7 +70,9 @@ final class MotionBufferReader: SensorReader {
   private struct Running {
     let journal: SysfsJournal
     let file: FileDescriptor
+    let buffer: BufferSwitch
     let watch: EventLoop.Watch
+    let watchdog: StallWatchdog
     let layout: ScanLayout
     let elements: [ScanLayout.Element]
     let timestamp: ScanLayout.Element?
@@ -74,8 +80,8 @@ final class MotionBufferReader: SensorReader {
   }
 
   init(
-    _ info: MotionDescription, triggers: [TriggerInfo], parent: String?, loop: EventLoop,
-    logger: Logger, deliver: @escaping (SensorEvent) -> Void
+    _ info: MotionDescription, triggers: [TriggerInfo], parent: String?, requestedRate: Double,
+    loop: EventLoop, logger: Logger, deliver: @escaping (SensorEvent) -> Void
   ) throws(SensorError) {
     self.info = info
     self.logger = logger
@@ -98,41 +104,143 @@ final class MotionBufferReader: SensorReader {
     trigger = try setup.attachTrigger(
       deviceName: info.name, deviceNumber: Int(info.sysname.drop { !$0.isNumber }),
       deviceParent: parent, triggers: triggers)
-    if let attribute = info.frequencyAttribute {
-      // The stream's rate (the buffer is off: drivers take a new frequency then); put back
-      // at stop like every other setting.
-      let target = info.streamRate
-      do {
-        try setup.journal.set("\(info.syspath)/\(attribute)", AvailableValues.format(target))
-        rate = target
-      } catch {
-        logger.notice("\(info.sysname): cannot set \(attribute) to \(target): \(error)")
-      }
-    }
+    // The rate asked for (the buffer is off: drivers take a new frequency then); put back at
+    // stop like every other setting.
+    setFrequency(requestedRate, journal: setup.journal)
+    MotionBufferReader.reportEverySample(info, journal: setup.journal, logger: logger)
     try setup.enableBuffer(length: 128)
-    do {
+    do throws(SystemError) {
       let watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
         self?.readable(events)
       }
+      let watchdog: StallWatchdog
+      do throws(SystemError) {
+        watchdog = try StallWatchdog(loop: loop, rate: rate) { [weak self] in self?.silence() }
+      } catch {
+        watch.cancel()
+        throw error
+      }
       running = Running(
-        journal: setup.journal, file: file, watch: watch, layout: layout, elements: elements,
-        timestamp: stamp, converter: TimestampConverter(clock: clock))
+        journal: setup.journal, file: file, buffer: BufferSwitch(syspath: info.syspath),
+        watch: watch, watchdog: watchdog, layout: layout, elements: elements, timestamp: stamp,
+        converter: TimestampConverter(clock: clock))
     } catch {
       file.close()
       throw setup.fail("\(info.sysname): cannot watch \(devnode): \(error)", error)
     }
-    logger.info("\(info.sysname): reading its \(info.kind.noun) buffered from \(devnode)")
+    logger.info(
+      "\(info.sysname): reading its \(info.kind.noun) buffered from \(devnode) at "
+        + "\(AvailableValues.format(rate)) Hz")
   }
 
   deinit { stop() }
 
   func stop() { halt(deviceGone: false) }
 
+  /// Sets the sampling frequency for `requested` readings a second (0: the default) while
+  /// the buffer is off (opening).
+  private func setFrequency(_ requested: Double, journal: SysfsJournal) {
+    guard let attribute = info.frequencyAttribute else { return }
+    let target = info.bufferedFrequency(for: requested)
+    do {
+      // Written unless the attribute holds it already (what discovery read may be stale).
+      try journal.set("\(info.syspath)/\(attribute)", target.text)
+      rate = target.value
+    } catch {
+      logger.notice("\(info.sysname): cannot set \(attribute) to \(target.text): \(error)")
+    }
+  }
+
+  /// A HID hub with a change sensitivity (`in_anglvel_hysteresis`, `in_rot_hysteresis`) sends
+  /// nothing while the sensor holds still: every sample is a stream record, and silence must
+  /// mean a stall to the watchdog, so it is set to 0 (put back at stop).
+  private static func reportEverySample(
+    _ info: MotionDescription, journal: SysfsJournal, logger: Logger
+  ) {
+    let channel = info.kind == .rotation ? "rot" : "anglvel"
+    let path = "\(info.syspath)/in_\(channel)_hysteresis"
+    guard let current = Sysfs.readIfPresent(path), (try? SysfsValue.parseDecimal(current)) != 0
+    else { return }
+    do {
+      try journal.set(path, "0")
+    } catch {
+      logger.notice(
+        "\(info.sysname): cannot set in_\(channel)_hysteresis to 0 (\(error)): while it holds "
+          + "still it may send nothing, and be polled instead after a few seconds")
+    }
+  }
+
+  /// Retunes the sampling frequency to the slowest the device offers at or above `rate`
+  /// (`MotionDescription.bufferedFrequency(for:)`): the buffer off, the frequency written, the
+  /// buffer on again.
+  func request(rate requested: Double, for kind: SensorKind) {
+    guard let running, kind == info.kind, let attribute = info.frequencyAttribute else { return }
+    let target = info.bufferedFrequency(for: requested)
+    guard abs(target.value - rate) > 1e-9 else { return }
+    do {
+      try running.buffer.cycle { () throws(SystemError) in
+        try running.journal.set("\(info.syspath)/\(attribute)", target.text)
+      }
+      rate = target.value
+      logger.info(
+        "\(info.sysname): \(attribute) \(target.text) Hz (\(AvailableValues.format(requested)) "
+          + "asked)")
+    } catch {
+      if error.isDeviceGone {
+        halt(deviceGone: true)
+        return deliver(.gone("\(running.buffer.enablePath): \(error.reason)"))
+      }
+      return problems.report(
+        "retune", logger: logger,
+        "\(info.sysname): cannot set \(attribute) to \(target.text): \(error)")
+    }
+    do {
+      try running.watchdog.retune(rate: rate)
+    } catch {
+      problems.report(
+        "timer", logger: logger, "\(info.sysname): cannot reschedule the stall watchdog: \(error)")
+    }
+  }
+
+  /// `buffer/enable` 0, every setting written again, then 1: restarts a stopped FIFO or
+  /// trigger, and gives a device that lost its settings at a resume its frequency back.
+  func rearm() {
+    guard let running else { return }
+    do {
+      try running.buffer.cycle { () throws(SystemError) in
+        try running.journal.rewrite(skipping: [running.buffer.enablePath])
+      }
+    } catch {
+      if error.isDeviceGone {
+        halt(deviceGone: true)
+        return deliver(.gone("\(running.buffer.enablePath): \(error.reason)"))
+      }
+      problems.report(
+        "rearm", logger: logger, "\(info.sysname): cannot re-enable the buffer: \(error)")
+    }
+  }
+
+  /// A watchdog period without a scan: logged once, the buffer re-armed; after
+  /// `StallWatchdog.stallsBeforeGivingUp` in a row the sensor's next driver takes over.
+  private func silence() {
+    guard let running else { return }
+    let (message, giveUp) = running.watchdog.silence(info.sysname, path: running.file.path)
+    let handOver = running.watchdog.countStall()
+    problems.report("stall", logger: logger, message)
+    rearm()
+    if handOver, self.running != nil { deliver(.stalled(giveUp)) }
+  }
+
   private func halt(deviceGone: Bool) {
     guard let running else { return }
     self.running = nil
     running.watch.cancel()
+    running.watchdog.cancel()
     running.file.close()
+    // Drivers take a frequency back only with the buffer off; the journal restores
+    // `buffer/enable` itself, but a frequency first changed while the buffer was on comes
+    // after it in the journal.
+    if !deviceGone { try? running.buffer.set(false) }
     running.journal.restore(deviceGone: deviceGone)
     drain.reset()
   }
@@ -160,6 +268,9 @@ final class MotionBufferReader: SensorReader {
     }
     let records = drain.pending.count / size
     guard records > 0 else { return }
+    if running.watchdog.dataArrived() {
+      problems.clear("stall", logger: logger, "\(info.sysname): scans flow again")
+    }
     let now = Clock.monotonicNanoseconds()
     let clockNow =
       running.converter.clock == .monotonic ? now : BufferSampler.read(running.converter.clock)

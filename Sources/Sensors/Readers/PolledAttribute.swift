@@ -31,11 +31,14 @@ struct AttributeProblem: Error {
 /// problem is logged once per episode.
 final class PolledAttributeReader<Parser: AttributeParser>: SensorReader {
   let mode = SamplingMode.polled
-  let rate: Double
+  private(set) var rate: Double
   /// The device's name, for the log.
   let sysname: String
   /// The poll interval.
-  let interval: Duration
+  private(set) var interval: Duration
+  /// The kind whose requested rates retune the interval, and the rate to poll at for one
+  /// (`request(rate:for:)`); nil: the interval stays.
+  var ratePolicy: (kind: SensorKind, rate: (Double) -> Double)?
   /// The files polled, read in this order each time.
   let paths: [String]
   private let logger: Logger
@@ -77,6 +80,22 @@ final class PolledAttributeReader<Parser: AttributeParser>: SensorReader {
   }
 
   deinit { stop() }
+
+  /// The interval that polls `rate` times a second.
+  static func interval(rate: Double) -> Duration {
+    .nanoseconds(Int64((1e9 / max(rate, 0.1)).rounded()))
+  }
+
+  /// Polls at the rate `ratePolicy` gives for `requested` readings a second.
+  func request(rate requested: Double, for kind: SensorKind) {
+    guard let policy = ratePolicy, policy.kind == kind, timer != nil else { return }
+    let next = PolledAttributeReader.interval(rate: policy.rate(requested))
+    guard next != interval else { return }
+    interval = next
+    rate = 1 / max(next.seconds, 0.001)
+    logger.debug("\(sysname): polling every \(next.nanoseconds / 1_000_000) ms")
+    if !backoff.isBackingOff { reschedule(next) }
+  }
 
   func stop() {
     timer?.cancel()

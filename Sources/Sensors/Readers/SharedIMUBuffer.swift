@@ -6,6 +6,8 @@ import SystemKit
 struct ScanCompanion {
   /// The gyroscope on the accelerometer's IIO device.
   let info: MotionDescription
+  /// The readings a second its consumer asks for (0: `MotionDescription.streamRate`).
+  let requestedRate: Double
   /// Receives each of its readings.
   let deliver: (SensorEvent) -> Void
 }
@@ -87,6 +89,8 @@ final class SharedIMUBuffer {
   private let opener: Opener
   private weak var registry: SharedBuffers?
   private var entries: [Role: Entry] = [:]
+  /// The rate each role's consumer asks for (`SensorReader.request(rate:for:)`, 0: none).
+  private var requested: [Role: Double] = [:]
   private var engine: (any SensorReader)?
   /// Which engine events are current (an old engine's late events are dropped).
   private var generation = 0
@@ -110,12 +114,15 @@ final class SharedIMUBuffer {
   ) throws(SensorError) -> Int {
     nextToken += 1
     let previous = entries
+    let asked = requested
     entries[role] = Entry(token: nextToken, sensor: sensor, deliver: deliver)
+    requested[role] = context.requestedRate
     self.context = context
     do {
       try reopen()
     } catch {
       entries = previous
+      requested = asked
       reopenOrFail("\(error.message)")
       throw error
     }
@@ -154,6 +161,19 @@ final class SharedIMUBuffer {
   /// Writes the running reader's settings again (after a resume).
   func rearm() { engine?.rearm() }
 
+  /// Asks for `rate` readings a second of `role`: the gyroscope's frequency is retuned in
+  /// place (the accelerometer's too where one attribute serves both); the accelerometer runs
+  /// at its configured rate, as a sampler of its own does.
+  func request(rate: Double, for role: Role) {
+    guard role == .gyroscope, entries[role] != nil, requested[role] != rate else { return }
+    requested[role] = rate
+    if let sampler = engine as? BufferSampler {
+      sampler.retuneCompanion(to: rate)
+    } else {
+      engine?.request(rate: rate, for: .gyroscope)
+    }
+  }
+
   // MARK: The one reader
 
   private func stopEngine() {
@@ -184,8 +204,11 @@ final class SharedIMUBuffer {
         self?.engineEvent(event, role: role, generation: current)
       }
     }
+    // The rate asked for is the gyroscope's (the accelerometer has its configured one).
+    var asked = context
+    asked.requestedRate = requested[.gyroscope] ?? 0
     engine = try opener(
-      entries[.accelerometer]?.sensor, entries[.gyroscope]?.sensor, context, sink)
+      entries[.accelerometer]?.sensor, entries[.gyroscope]?.sensor, asked, sink)
   }
 
   /// The real reader: the accelerometer's sampler, with the gyroscope as its companion when
@@ -196,7 +219,8 @@ final class SharedIMUBuffer {
   ) throws(SensorError) -> any SensorReader {
     if let d = accelerometer?.accelerometer {
       let companion = gyroscope?.motion.map {
-        ScanCompanion(info: $0, deliver: sink(.gyroscope))
+        ScanCompanion(
+          info: $0, requestedRate: context.requestedRate, deliver: sink(.gyroscope))
       }
       let sampling = context.configuration.sampling
       return try BufferSampler(
@@ -262,5 +286,9 @@ final class IMULease: SensorReader {
 
   func rearm() {
     if token != nil { buffer.rearm() }
+  }
+
+  func request(rate: Double, for kind: SensorKind) {
+    if token != nil { buffer.request(rate: rate, for: role) }
   }
 }

@@ -4,9 +4,11 @@
 # (hid-sensor-gyro-3d) and dev_rotation (hid-sensor-rotation); orientd lists them
 # (--list-sensors --json kinds "gyroscope" and "rotation"), reads both buffered only while a
 # client holds org.orientd.Motion1 (buffers off before and after), and `orientd --watch --motion
-# --json` prints the emulators' angular velocity and quaternion. Then the benchmark, printed and
-# not asserted beyond "no gap": stream clients (tools/motion_stream.py, real dbus-python clients
-# with the socket from OpenStream) at 100 Hz, 1 and 3 at a time, batches of 1 and 10: latency from
+# --json` prints the emulators' angular velocity and quaternion, the hub's sampling frequency at
+# the PropertyRate while no stream asks more. Then the benchmark, printed and not asserted beyond
+# "no gap" and the hub's frequency: stream clients (tools/motion_stream.py, real dbus-python
+# clients with the socket from OpenStream) at 100 Hz, 1 and 3 at a time, batches of 1 and 10, and
+# one at 25 Hz (the hub then runs at 25 Hz), batches of 1 and 10: latency from
 # the kernel's scan timestamp to the client's decoding, client wakeups per second, and the
 # daemon's context switches per second (voluntary + involuntary, /proc/PID/status).
 # timeout: 420
@@ -35,29 +37,39 @@ sys.exit(0 if len(got) == len(want) and all(abs(a - b) <= 0.002 for a, b in zip(
 PYEOF
 }
 ctxt() { awk '/ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
-# bench CLIENTS BATCH: one run of tools/motion_stream.py, its summary as a BENCH line.
+# rate_is ATTRIBUTE HZ: the gyroscope's (or rotation's) sampling frequency reads HZ.
+rate_is() { first_line "$1" && awk -v v="$FIRST_LINE" -v w="$2" 'BEGIN { exit !(v + 0 == w + 0) }'; }
+# bench CLIENTS BATCH [RATE]: one run of tools/motion_stream.py at RATE (default 100), its
+# summary as a BENCH line with the gyroscope's sampling frequency read while it streams.
 bench() {
-  local clients=$1 batch=$2 before after start end rc
+  local clients=$1 batch=$2 rate=${3:-100} before after start end rc run reader
+  run="$clients-$batch-$rate"
   pid_of orientd
   before=$(ctxt "$PID")
   start=$(uptime_s)
+  # Read once the client has claimed and opened its stream (that takes it a second or two).
+  (sleep "${VM_BENCH_SECONDS:-4}"; cat "$GYRO_DEV/in_anglvel_sampling_frequency" \
+    >"$TOUT/bench-$run.hz" 2>&1) &
+  reader=$!
   /usr/bin/python3 "$GUEST/tools/motion_stream.py" --clients "$clients" --batch "$batch" \
-    --rate 100 --seconds "${VM_BENCH_SECONDS:-4}" >"$TOUT/bench-$clients-$batch.jsonl" \
-    2>"$TOUT/bench-$clients-$batch.err"
+    --rate "$rate" --seconds "${VM_BENCH_SECONDS:-4}" >"$TOUT/bench-$run.jsonl" \
+    2>"$TOUT/bench-$run.err"
   rc=$?
   end=$(uptime_s)
   after=$(ctxt "$PID")
-  cat "$TOUT/bench-$clients-$batch.jsonl" "$TOUT/bench-$clients-$batch.err"
-  "${PY[@]}" - "$TOUT/bench-$clients-$batch.jsonl" "$clients" "$batch" \
-    "$(awk -v a="$before" -v b="$after" -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", (b - a) / (e - s) }')" <<'PYEOF'
+  wait "$reader"
+  cat "$TOUT/bench-$run.jsonl" "$TOUT/bench-$run.err"
+  "${PY[@]}" - "$TOUT/bench-$run.jsonl" "$clients" "$batch" \
+    "$(awk -v a="$before" -v b="$after" -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", (b - a) / (e - s) }')" \
+    "$rate" "$(head -n 1 "$TOUT/bench-$run.hz")" <<'PYEOF'
 import json, sys
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
 def worst(key):
     return max(r['latency_ms'][key] for r in runs) if runs else None
-print('BENCH motion clients=%s batch=%s records=%s gaps=%s latency_ms p50=%s p95=%s p99=%s '
-      'client_wakeups_per_s=%s daemon_ctxt_per_s=%s' % (
-          sys.argv[2], sys.argv[3], [r['records'] for r in runs], sum(r['gaps'] for r in runs),
-          worst('p50'), worst('p95'), worst('p99'),
+print('BENCH motion rate=%s sensor_hz=%s clients=%s batch=%s records=%s gaps=%s latency_ms p50=%s '
+      'p95=%s p99=%s client_wakeups_per_s=%s daemon_ctxt_per_s=%s' % (
+          sys.argv[5], sys.argv[6], sys.argv[2], sys.argv[3], [r['records'] for r in runs],
+          sum(r['gaps'] for r in runs), worst('p50'), worst('p95'), worst('p99'),
           [r['wakeups_per_s'] for r in runs], sys.argv[4]))
 PYEOF
   return $rc
@@ -89,6 +101,8 @@ check "nothing is read while nobody holds Motion1 (both buffers off)" both_buffe
 
 spawn watch "$BIN/orientd" --watch --motion --json
 check "a motion client makes orientd read both buffered" wait_for 30 "both buffers on" both_buffers 1
+check "properties only, the rotation from the sensor: both at the PropertyRate (5 Hz)" \
+  wait_for 20 "5 Hz" eval 'rate_is "$GYRO_DEV/in_anglvel_sampling_frequency" 5 && rate_is "$ROT_DEV/in_rot_sampling_frequency" 5'
 check "--watch --motion prints the gyroscope's angular_velocity [0.1, -0.2, 3]" \
   wait_for 30 "angular_velocity" watch_near angular_velocity 0.1 -0.2 3
 check "and the rotation sensor's quaternion [0.7071, 0.7071, 0, 0]" \
@@ -98,6 +112,12 @@ hid rotation quaternion 1 0 0 0
 check "both follow the emulators: [0, 0, -1.5] and [1, 0, 0, 0]" \
   wait_for 30 "the changes" eval 'watch_near angular_velocity 0 0 -1.5 && watch_near rotation 1 0 0 0'
 log "watch: $(tail -n 2 "$TOUT/watch.log" | tr '\n' '|')"
+# What a properties-only client costs: both sensors at 5 Hz (before issue 26's rate: 100 Hz).
+pid_of orientd
+idle_before=$(ctxt "$PID")
+idle_start=$(uptime_s)
+sleep "${VM_BENCH_SECONDS:-4}"
+echo "BENCH motion watch-only sensor_hz=$(head -n 1 "$GYRO_DEV/in_anglvel_sampling_frequency") daemon_ctxt_per_s=$(awk -v a="$idle_before" -v b="$(ctxt "$PID")" -v s="$idle_start" -v e="$(uptime_s)" 'BEGIN { printf "%.1f", (b - a) / (e - s) }')"
 stop watch
 check "the client gone, both buffers are off again" wait_for 20 "buffers off" both_buffers 0
 
@@ -106,6 +126,10 @@ for clients in 1 3; do
     check "stream: $clients client(s), batches of $batch, no gap" bench "$clients" "$batch"
   done
 done
+# The sensor follows the clients: a 25 Hz client runs the hub at 25 Hz, every sample its own.
+check "stream at 25 Hz: the hub at 25 Hz, no gap" bench 1 1 25
+check "its sampling frequency read 25 while it ran" rate_is "$TOUT/bench-1-1-25.hz" 25
+check "stream at 25 Hz, batches of 10, no gap" bench 1 10 25
 check "the stream clients gone, both buffers are off again" wait_for 20 "buffers off" both_buffers 0
 log "orientd: $(grep -E 'gyro|rotation|stream' "$TOUT/orientd.log" | tail -n 8 | tr '\n' '|')"
 finish
