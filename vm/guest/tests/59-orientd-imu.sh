@@ -105,6 +105,10 @@ spawn motion "$BIN/orientd" --watch --motion --json
 check "a motion client: the gyroscope's rate from the same buffer, (0.01278, -0.00746, 1.0011) rad/s" \
   wait_for 30 "angular_velocity" watch_near 0.01278 -0.00746 1.0011
 check "both kinds' channels enabled, the buffer on" eval 'buffer_is 1 && en accel_x 1 && en anglvel_x 1'
+# A properties-only client with the rotation fused asks for 25 Hz: the driver takes it.
+check "the gyroscope at the 25 Hz its client asks for (in_anglvel_sampling_frequency)" \
+  eval 'first_line "$DEV/in_anglvel_sampling_frequency" && [[ $FIRST_LINE == 25* ]]'
+log "frequencies: accel $(cat "$DEV/in_accel_sampling_frequency"), anglvel $(cat "$DEV/in_anglvel_sampling_frequency")"
 if [ -n "$STRACE" ]; then
   stop strace INT
   "${PY[@]}" - "$TOUT/reconfigure.strace" <<'PYEOF'
