@@ -69,6 +69,15 @@ struct SharedIMUDaemonTests {
     }
   }
 
+  /// `orientd --watch` and `orientd --watch --motion --json`, both getting values.
+  static func claimBoth(_ rig: Rig) throws -> (orientation: ChildProcess, motion: ChildProcess) {
+    let orientation = try rig.orientation()
+    let motion = try rig.motion()
+    #expect(try follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(rig.fixture.log)")
+    #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") })
+    return (orientation, motion)
+  }
+
   static func rate(_ watch: ChildProcess) -> [Double]? {
     watch.standardOutput.jsonLines.last?["angular_velocity"]?.arrayValue?.compactMap(\.numberValue)
   }
@@ -156,12 +165,11 @@ extension SharedIMUDaemonTests {
   @Test func unpluggedWhileBothAreReadBothStopCleanly() throws {
     let rig = try Rig()
     let log = { rig.fixture.log }
-    let orientation = try rig.orientation()
-    defer { orientation.signal(SIGKILL) }
-    let motion = try rig.motion()
-    defer { motion.signal(SIGKILL) }
-    #expect(try Self.follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(log())")
-    #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") })
+    let (orientation, motion) = try Self.claimBoth(rig)
+    defer {
+      orientation.signal(SIGKILL)
+      motion.signal(SIGKILL)
+    }
     // Its files vanish under the reader, then udev says so.
     let imu = rig.imu
     try rig.fixture.testbed.perform { $0.unplug(imu, filesFirst: true) }
@@ -234,12 +242,11 @@ extension SharedIMUDaemonTests {
     let rig = try Rig(bus: try PrivateBus(standIns: [Logind.name]))
     let log = { rig.fixture.log }
     let sleep = SleepBusTests()
-    let orientation = try rig.orientation()
-    defer { orientation.signal(SIGKILL) }
-    let motion = try rig.motion()
-    defer { motion.signal(SIGKILL) }
-    #expect(try Self.follows(motion, z: 94, rig), "\(motion.standardOutput)\n\(log())")
-    #expect(waitFor(timeout: 15) { orientation.standardOutput.contains("normal (rotation 0") })
+    let (orientation, motion) = try Self.claimBoth(rig)
+    defer {
+      orientation.signal(SIGKILL)
+      motion.signal(SIGKILL)
+    }
     let mock = try DBusMock("logind", bus: rig.fixture.bus)
     defer { withExtendedLifetime(mock) {} }
     #expect(
