@@ -293,6 +293,9 @@ extension SharedIMUDaemonTests {
     #expect(stream.granted["rate"]?.doubleValue == 200, "\(stream.granted)")
     #expect(attribute("in_anglvel_sampling_frequency") == "200", "\(log())")
     #expect(attribute("in_accel_sampling_frequency") == "200")
+    #expect(
+      log().contains("sampling iio:device0 at 200 Hz (the gyroscope retuned)"),
+      "the accelerometer's new rate announced: \(log())")
     let records = stream.receive(limit: 20, timeout: 10)
     let steps = zip(records, records.dropFirst()).map { $1.sequence &- $0.sequence }
     #expect(records.count >= 20 && steps.allSatisfy { $0 == 1 }, "\(steps)\n\(log())")

@@ -70,12 +70,13 @@ import Testing
   final class Consumer {
     var events: [SensorEvent] = []
     var readings: Int { events.filter { if case .reading = $0 { true } else { false } }.count }
+    var retunes: Int { events.filter { if case .retuned = $0 { true } else { false } }.count }
     var ended: String? {
       for event in events {
         switch event {
         case .gone(let why): return "gone: \(why)"
         case .stalled(let why): return "stalled: \(why)"
-        case .reading: continue
+        case .reading, .retuned: continue
         }
       }
       return nil
@@ -115,6 +116,7 @@ import Testing
     #expect(opener.opened.count == 2 && opener.opened[0].stopped, "reopened with both")
     #expect(opener.running.map(\.roles) == [[.accelerometer, .gyroscope]])
     #expect(g.rate == 100 && a.rate == 100)
+    #expect(accelerometer.retunes == 1, "its slot hears of the new rate")
     // Each role's readings reach its own consumer only.
     let reader = try #require(opener.running.first)
     reader.sink(.gyroscope)(Self.reading)
@@ -132,6 +134,7 @@ import Testing
     a.stop()
     #expect(opener.running.map(\.roles) == [[.gyroscope]], "the gyroscope alone")
     #expect(opener.opened.count == 3)
+    #expect(gyroscope.retunes == 0, "its rate did not change")
     g.stop()
     #expect(opener.running.isEmpty)
     #expect(opener.opened.count == 3, "nothing reopened for nobody")

@@ -118,8 +118,10 @@ final class SharedIMUBuffer {
     entries[role] = Entry(token: nextToken, sensor: sensor, deliver: deliver)
     requested[role] = context.requestedRate
     self.context = context
+    let before = rates()
     do {
       try reopen()
+      announce(before, except: role, "reopened with the \(role)")
     } catch {
       entries = previous
       requested = asked
@@ -133,7 +135,21 @@ final class SharedIMUBuffer {
   func detach(_ role: Role, token: Int) {
     guard entries[role]?.token == token else { return }
     entries.removeValue(forKey: role)
+    let before = rates()
     reopenOrFail("cannot read it again without the \(role)")
+    announce(before, except: role, "reopened without the \(role)")
+  }
+
+  /// The running reader's rate for each role leased.
+  private func rates() -> [Role: Double] {
+    Dictionary(uniqueKeysWithValues: entries.keys.map { ($0, rate(for: $0)) })
+  }
+
+  /// Tells the roles (but `except`) whose rate is no longer what it was `before`.
+  private func announce(_ before: [Role: Double], except: Role, _ why: String) {
+    for (role, entry) in entries where role != except && before[role] != rate(for: role) {
+      entry.deliver(.retuned(why))
+    }
   }
 
   /// Stops reading without telling anyone (every lease is being stopped).
@@ -168,7 +184,9 @@ final class SharedIMUBuffer {
     guard role == .gyroscope, entries[role] != nil, requested[role] != rate else { return }
     requested[role] = rate
     if let sampler = engine as? BufferSampler {
+      let before = rates()
       sampler.retuneCompanion(to: rate)
+      announce(before, except: .gyroscope, "the gyroscope retuned")
     } else {
       engine?.request(rate: rate, for: .gyroscope)
     }
@@ -238,7 +256,7 @@ final class SharedIMUBuffer {
   private func engineEvent(_ event: SensorEvent, role: Role, generation: Int) {
     guard generation == self.generation else { return }
     switch event {
-    case .reading: entries[role]?.deliver(event)
+    case .reading, .retuned: entries[role]?.deliver(event)
     case .gone, .stalled: end(event)
     }
   }
