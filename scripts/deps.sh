@@ -46,6 +46,7 @@ TEST_PKGS=(
   xserver-xorg-core xserver-xorg-input-libinput  # the VM's rotate-x11: real Xorg (modesetting) on libinput devices
   jq                   # scripts/fuzz.sh reads the module graph from `swift package dump-package`
   tmux                 # the interactive orientd calibrate test (send-keys, capture-pane)
+  i2c-tools            # i2cset: the VM's orientd-imu puts a BMI160's registers into i2c-stub
   libinput-tools       # libinput debug-events: the VM sees orientd's tablet-mode switch as libinput does
   polkitd              # PolkitTests: the real verdicts on net.hadess.SensorProxy claims (private bus)
   libcamera-tools      # cam: the VM's orientcam-libcamera test takes a reference frame with libcamera's own tool

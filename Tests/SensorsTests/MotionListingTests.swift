@@ -31,8 +31,8 @@ struct MotionListingTests {
     #expect(gyro["mount_matrix"]?.stringValue == "0, -1, 0; 1, 0, 0; 0, 0, 1")
     #expect(gyro["mount_matrix_source"]?.stringValue == "in_mount_matrix")
     #expect(gyro["scale"]?.numberValue == 0.001065)
-    // Polled only: the one buffer is the accelerometer's.
-    #expect(gyro["read"]?.arrayValue == [.string("iio-poll-gyro")])
+    // The one buffer serves both kinds (`iio-buffer-imu`), polling is the fallback.
+    #expect(gyro["read"]?.arrayValue == [.string("iio-buffer-imu"), .string("iio-poll-gyro")])
     #expect(gyro["chosen"]?.boolValue == true)
   }
 
@@ -72,10 +72,14 @@ struct MotionListingTests {
     #expect(magn["read"]?.arrayValue == [.string("iio-poll-magn")])
   }
 
-  /// `orientd record --motion`: a motion trace of the BMI160's accelerometer and gyroscope
-  /// that the trace parser (`orientd replay`'s) reads back.
+  /// `orientd record --motion`: a motion trace of the BMI160's accelerometer and gyroscope,
+  /// both read from its one buffer (bmi160-buffered.umockdev, the node fed as a triggered
+  /// buffer), that the trace parser (`orientd replay`'s) reads back.
   @Test func recordMotionWritesATraceTheParserReads() throws {
-    var scenario = UMockdevScenario(devices: try UMockdevDevice.recording("bmi160.umockdev"))
+    let devices = try UMockdevDevice.recording("bmi160-buffered.umockdev")
+    var scenario = UMockdevScenario(devices: devices)
+    let imu = try #require(devices.first { $0.node != nil })
+    scenario.feed(imu, devnode: "/dev/iio:device0", intervalMilliseconds: 10)
     scenario.spawn([
       try Built.executable("orientd"), "record", "--motion", "--duration", "1",
     ])
@@ -85,11 +89,16 @@ struct MotionListingTests {
     #expect(transcript.lines.first == "# orientd motion trace")
     var parser = MotionTraceParser(source: "record")
     var gyro: [Vector3] = []
+    var accelerations = 0
     for line in transcript.lines {
-      // (The accelerometer is read buffered here, and the fixture's node delivers no scans.)
-      if case .gyro(_, let w)? = try parser.parse(line: Array(line.utf8)) { gyro.append(w) }
+      switch try parser.parse(line: Array(line.utf8)) {
+      case .gyro(_, let w)?: gyro.append(w)
+      case .acceleration?: accelerations += 1
+      default: break
+      }
     }
     #expect(gyro.count > 10, "\(transcript.summary)")
+    #expect(accelerations > 10, "\(transcript.summary)")
     let w = try #require(gyro.last)
     // (12, -7, 94) counts x 0.001065 rad/s through the matrix (0 -1 0; 1 0 0; 0 0 1).
     #expect(abs(w.x - 0.007455) < 1e-4 && abs(w.y - 0.01278) < 1e-4 && abs(w.z - 0.10011) < 1e-4)

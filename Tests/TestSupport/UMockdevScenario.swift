@@ -228,6 +228,18 @@ public struct UMockdevScenario {
     add("script", members)
   }
 
+  /// Makes `devnode` behave as a triggered IIO buffer (iio_driver.py `feed`): every
+  /// `intervalMilliseconds`, while `buffer/enable` is 1, one scan of the channels enabled at
+  /// that moment, laid out as the kernel does, with the `_raw` values and a timestamp.
+  public mutating func feed(_ device: UMockdevDevice, devnode: String, intervalMilliseconds: Int) {
+    add(
+      "feed",
+      [
+        ("devnode", .string(devnode)), ("syspath", .string(device.syspath)),
+        ("interval_ms", .number(Double(intervalMilliseconds))),
+      ])
+  }
+
   /// Records the current content of attributes in the transcript under `tag`.
   public mutating func dump(_ device: UMockdevDevice, _ attributes: [String], tag: String) {
     add(

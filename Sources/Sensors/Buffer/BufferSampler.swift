@@ -24,6 +24,11 @@ import SystemKit
 /// Where silence is what was asked for, silence is not a stall: the watchdog then looks only
 /// once a `quietCheckInterval`, reading the `_raw` attributes, and the strategy decides what a
 /// movement without a scan means.
+///
+/// A companion (`ScanCompanion`: a BMI160's gyroscope on the same IIO device, read for
+/// `SharedIMUBuffer`) has its channels enabled beside the accelerometer's and a reading of its
+/// own made from every scan. Every still strategy is off then (the companion's readings must
+/// not wait for the accelerometer to move), and the scans come at the faster of the two rates.
 final class BufferSampler: SensorReader, StillHost {
   let mode = SamplingMode.buffered
   private(set) var rate: Double
@@ -62,6 +67,13 @@ final class BufferSampler: SensorReader, StillHost {
   private var lastAcceleration: Vector3?
   /// How often a device that was asked to be silent is checked with a polled read.
   private let quietCheckInterval: Duration
+  /// The companion read from the same scans, with its elements in the layout.
+  private let companion: (info: MotionDescription, elements: [ScanLayout.Element])?
+  private let deliverCompanion: ((SensorEvent) -> Void)?
+  /// The companion's sampling frequency (the scans' when the device has one frequency).
+  private(set) var companionRate: Double = 0
+  /// The accelerometer's rate asked for by the configuration (`buffered-rate`).
+  private let bufferedRate: Double
 
   /// How long without a scan counts as a stall.
   var stallTimeout: Duration { StallWatchdog.timeout(rate: rate) }
@@ -78,9 +90,10 @@ final class BufferSampler: SensorReader, StillHost {
   init(
     description: AccelerometerDescription, sampling: SamplingConfiguration, mayGoSilent: Bool,
     triggers: [TriggerInfo], deviceParent: String?, loop: EventLoop, logger: Logger,
-    deliver: @escaping (SensorEvent) -> Void
+    companion: ScanCompanion? = nil, deliver: @escaping (SensorEvent) -> Void
   ) throws(SensorError) {
     self.description = description
+    deliverCompanion = companion?.deliver
     self.logger = logger
     deliverEvent = deliver
     quietCheckInterval = sampling.quietCheckInterval
@@ -95,12 +108,20 @@ final class BufferSampler: SensorReader, StillHost {
       throw SensorError(.unavailable, "\(device) has no device node")
     }
     let node = try setup.openNode(devnode)
-    layout = try setup.enableChannels(BufferSampler.accelChannels, timestamp: true)
+    let companionChannels = companion?.info.scanElements ?? []
+    let scanLayout = try setup.enableChannels(
+      BufferSampler.accelChannels + companionChannels, timestamp: true)
+    layout = scanLayout
     guard let x = layout.element(named: "in_accel_x"),
       let y = layout.element(named: "in_accel_y"), let z = layout.element(named: "in_accel_z")
     else {
       throw setup.fail("\(device): accel channels missing from the scan layout")
     }
+    let companionElements = companionChannels.compactMap { scanLayout.element(named: $0) }
+    guard companionElements.count == companionChannels.count else {
+      throw setup.fail("\(device): \(companionChannels) missing from the scan layout")
+    }
+    self.companion = companion.map { ($0.info, companionElements) }
     (xElement, yElement, zElement) = (x, y, z)
     timestampElement = layout.element(named: ScanLayout.timestampChannel)
     let clock = setup.timestampClock(hasTimestamps: timestampElement != nil)
@@ -108,10 +129,10 @@ final class BufferSampler: SensorReader, StillHost {
     attachedTrigger = try setup.attachTrigger(
       deviceName: description.facts.name, deviceNumber: description.facts.deviceNumber,
       deviceParent: deviceParent, triggers: triggers)
-    rate =
-      FrequencySetting.apply(
-        target: sampling.bufferedRate, description: description, journal: journal,
-        logger: logger) ?? sampling.bufferedRate
+    bufferedRate = sampling.bufferedRate
+    (rate, companionRate) = FrequencySetting.apply(
+      description, companion: companion.map { ($0.info, $0.requestedRate) },
+      bufferedRate: sampling.bufferedRate, journal: journal, logger: logger)
     try setup.enableBuffer(length: sampling.bufferLength)
     let scansPerStillInterval = Int(
       (rate / max(sampling.adaptive.stillRate, 0.01)).rounded(.down))
@@ -121,11 +142,12 @@ final class BufferSampler: SensorReader, StillHost {
       ? max(1, min(scansPerStillInterval, sampling.bufferLength)) : 1
     strategy = StillStrategies.choose(
       setup, description: description, adaptive: sampling.adaptive.enabled,
-      sensitivity: sampling.hysteresis, silent: mayGoSilent, stillWatermark: stillWatermark,
+      sensitivity: sampling.hysteresis, silent: mayGoSilent && companion == nil,
+      stillWatermark: companion == nil ? stillWatermark : 1,
       attachedTrigger: attachedTrigger, triggers: triggers, deviceParent: deviceParent,
       node: node)
     var parameters = sampling.adaptive
-    if strategy is NoStillStrategy { parameters.enabled = false }
+    if strategy is NoStillStrategy || companion != nil { parameters.enabled = false }
     adaptive = AdaptiveSampling(parameters: parameters)
     chunk = [UInt8](repeating: 0, count: max(layout.recordSize * 16, 256))
     file = node
@@ -141,7 +163,8 @@ final class BufferSampler: SensorReader, StillHost {
       throw setup.fail("\(device): cannot watch \(devnode): \(error)", error)
     }
     logger.info(
-      "\(device): buffered, \(layout.elements.count) channels, \(layout.recordSize)-byte scans"
+      "\(device): buffered\(companion.map { " with its \($0.info.kind.noun)" } ?? ""), "
+        + "\(layout.elements.count) channels, \(layout.recordSize)-byte scans"
         + " (\(layout.elements.map { "\($0.channel.name) \($0.channel.type)@\($0.offset)" }.joined(separator: ", "))),"
         + " timestamps \(timestampElement == nil ? "from read time" : "from the kernel, \(clock.rawValue)")"
         + "; while still: \(strategy.name)"
@@ -339,6 +362,13 @@ final class BufferSampler: SensorReader, StillHost {
         last = acceleration
         deliverEvent(.reading(Reading(time: stamp, value: .acceleration(acceleration))))
         if stopped { return }
+        if let companion, let deliverCompanion {
+          let counts = companion.elements.flatMap { layout.values(of: $0, in: record) ?? [] }
+          if let value = MotionValues.value(companion.info, counts.map(Double.init)) {
+            deliverCompanion(.reading(Reading(time: stamp, value: value)))
+            if stopped { return }
+          }
+        }
       }
     }
     if stopped { return }
@@ -407,6 +437,27 @@ final class BufferSampler: SensorReader, StillHost {
       (now - before).magnitude > 2 * max(adaptive.threshold, strategy.threshold)
     else { return }
     strategy.missedMovement(AvailableValues.format((now - before).magnitude), self)
+  }
+
+  /// The companion's frequency for `requested` readings a second (`MotionDescription.
+  /// bufferedFrequency(for:)`; the accelerometer's too where one attribute serves both): the
+  /// buffer off, the frequencies written, the buffer on again; the watchdog follows the rate.
+  func retuneCompanion(to requested: Double) {
+    guard !stopped, let info = companion?.info else { return }
+    do {
+      try buffer.cycle { () throws(SystemError) in
+        (rate, companionRate) = FrequencySetting.apply(
+          description, companion: (info, requested), bufferedRate: bufferedRate,
+          journal: journal, logger: logger)
+      }
+      try stallWatchdog?.retune(rate: rate)
+    } catch {
+      if error.isDeviceGone {
+        gone("\(buffer.enablePath): \(error.reason)")
+        return
+      }
+      report("retune", "\(description.sysname): cannot retune to \(requested) Hz: \(error)")
+    }
   }
 
   /// `buffer/enable` 0, every setting written again, then 1: restarts the trigger and the

@@ -74,10 +74,16 @@ final class KindSlot {
     requestedRate = rate
     guard let reader else { return }
     reader.request(rate: rate, for: kind)
+    announceRate(of: reader, why: "\(AvailableValues.format(rate)) asked")
+  }
+
+  /// Tells the consumer the running reader's rate when it is no longer the one announced (a
+  /// retune, or a reader of two kinds reopened for the other).
+  private func announceRate(of reader: any SensorReader, why: String) {
     guard var now = status, now.rate != reader.rate else { return }
     logger.info(
       "sampling \(prefix)\(now.sensor.sysname) at \(AvailableValues.format(reader.rate)) Hz "
-        + "(\(AvailableValues.format(rate)) asked)")
+        + "(\(why))")
     now.rate = reader.rate
     status = now
     hub.emit(.changed(kind, now))
@@ -377,6 +383,8 @@ final class KindSlot {
       }
       stopReader()
       startReader()
+    case .retuned(let why):
+      announceRate(of: current, why: why)
     }
   }
 

@@ -124,6 +124,9 @@ public enum SensorEvent: Sendable {
   /// The reader gets nothing any more although it keeps trying (a buffer that stopped
   /// delivering scans, also after re-enabling it); the owner may read the device another way.
   case stalled(String)
+  /// The reader runs at another rate than it did (its `rate` says which): a reader of two
+  /// kinds reconfigured for the other kind.
+  case retuned(String)
 }
 
 /// The sensor in use for one kind, as consumers (D-Bus properties, `orientd record`) describe

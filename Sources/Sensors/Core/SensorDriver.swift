@@ -147,13 +147,17 @@ public struct OpenContext {
   /// Readings a second the consumer asks for (`SensorReader.request(rate:for:)`, 0: none):
   /// a reader that can choose its rate opens at it rather than retuning just after.
   public var requestedRate: Double
+  /// The readers of devices whose one buffer serves two kinds (`IIOBufferIMU`): the hub's, so
+  /// that both kinds' slots share one; without it a reader serves one kind.
+  public var sharedBuffers: SharedBuffers?
 
   /// Creates a context.
   public init(
     loop: EventLoop, logger: Logger, configuration: SensorsConfiguration,
     triggers: [TriggerInfo] = [], parent: String? = nil, paired: Bool = false,
-    requestedRate: Double = 0
+    requestedRate: Double = 0, sharedBuffers: SharedBuffers? = nil
   ) {
+    self.sharedBuffers = sharedBuffers
     self.loop = loop
     self.logger = logger
     self.configuration = configuration
@@ -169,7 +173,8 @@ public struct OpenContext {
 public enum SensorDrivers {
   /// Every driver.
   public static let all: [any SensorDriver.Type] = [
-    IIOBufferAccelerometer.self, IIOPollAccelerometer.self, InputAccelerometer.self,
+    IIOBufferIMU.self, IIOBufferAccelerometer.self, IIOPollAccelerometer.self,
+    InputAccelerometer.self,
     IIOPollLight.self, IIOBufferLight.self, HwmonLight.self,
     IIOPollProximity.self, InputProximity.self,
     IIOPollCompass.self, IIOBufferCompass.self,

@@ -42,6 +42,8 @@ public final class SensorHub: SensorSource {
   private var slots: [SensorKind: KindSlot] = [:]
   private var reported: Set<String> = []
   private let ownsWatcher: Bool
+  /// The readers of devices whose one buffer serves two kinds.
+  private let sharedBuffers = SharedBuffers()
 
   /// A hub that follows `watcher` (the daemon's, shared with its other subscribers) or, by
   /// default, a watcher of its own over every subsystem a driver reads.
@@ -69,7 +71,10 @@ public final class SensorHub: SensorSource {
     }
   }
 
-  deinit { for slot in slots.values { slot.stopReader() } }
+  deinit {
+    sharedBuffers.closeAll()
+    for slot in slots.values { slot.stopReader() }
+  }
 
   /// Starts its own watcher (unless `monitor` is false, for one-shot listings): enumerates and
   /// chooses. A hub on a shared watcher starts with it.
@@ -109,7 +114,11 @@ public final class SensorHub: SensorSource {
   }
 
   /// Stops reading every kind.
-  public func stopAll() { for kind in SensorKind.allCases { setWanted(kind, false) } }
+  public func stopAll() {
+    // A device read for two kinds is closed once, not reopened for the second meanwhile.
+    sharedBuffers.closeAll()
+    for kind in SensorKind.allCases { setWanted(kind, false) }
+  }
 
   /// Whether a system suspend is under way (`suspend()` without `resume()` yet): no reader is
   /// opened meanwhile.
@@ -118,6 +127,7 @@ public final class SensorHub: SensorSource {
   /// Stops every reader before a system suspend (see `SensorSource.suspend()`).
   public func suspend() {
     isSuspended = true
+    sharedBuffers.closeAll()
     for kind in SensorKind.allCases { slots[kind]?.suspend() }
   }
 
@@ -194,7 +204,7 @@ public final class SensorHub: SensorSource {
     OpenContext(
       loop: loop, logger: logger, configuration: configuration,
       triggers: Array(triggers.values), parent: parents[sensor.syspath], paired: isPaired,
-      requestedRate: rate)
+      requestedRate: rate, sharedBuffers: sharedBuffers)
   }
 
   /// The sensor of `kind` at `syspath` now.
@@ -245,6 +255,7 @@ public final class SensorHub: SensorSource {
       for device in present { consider(device, action: .add, announce: true) }
       // A reader may still read the files of a device removed and added again in the lost
       // uevents: stale, or failing later as if the present device were gone. Start afresh.
+      sharedBuffers.closeAll()
       for slot in slots.values { slot.stopReader() }
       reselectAll()
     case .events(let events):
@@ -268,6 +279,7 @@ public final class SensorHub: SensorSource {
     if action == .remove {
       guard let gone = devices.removeValue(forKey: syspath) else { return }
       parents.removeValue(forKey: syspath)
+      sharedBuffers.close(syspath)
       let level = throttle.level()
       if let first = gone.first, first.accelerometer != nil {
         // Other kinds say so when their choice changes.

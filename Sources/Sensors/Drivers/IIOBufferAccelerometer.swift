@@ -12,7 +12,9 @@ public enum IIOBufferAccelerometer: SensorDriver {
   public static func discover(_ device: UdevDevice, _ context: DiscoveryContext) -> [Sensor] {
     let facts = context.facts(of: device)
     guard facts.isAccelerometer, !facts.isInputAccelerometer, facts.hasScanElements,
-      facts.devnode != nil
+      facts.devnode != nil,
+      // A device that is a gyroscope too is `iio-buffer-imu`'s: one reader for its buffer.
+      IIOBufferIMU.gyroscope(device, context) == nil
     else { return [] }
     return [Sensor.accelerometer(facts, context, driver: name)]
   }

@@ -29,11 +29,12 @@ func motionSensors(
       property: { device.property($0) })
   }
   guard let d = description, buffered ? !d.scanElements.isEmpty : d.hasRaw else { return [] }
-  // A chip with the accelerometer on the same IIO device (BMI160, BMI260) has one buffer,
-  // which the accelerometer's reader may hold (a second open is EBUSY, and many drivers
-  // refuse polled reads while it is enabled): its gyroscope is polled, the buffer left to the
-  // accelerometer. Feeding both from one buffered reader is not done yet.
-  if buffered, read("in_accel_x_raw") != nil || read("scan_elements/in_accel_x_en") != nil {
+  // A chip with the accelerometer on the same IIO device (BMI160, BMI260) has one buffer for
+  // both (a second open is EBUSY): `iio-buffer-imu` reads the two kinds from it, this driver
+  // only gyroscopes alone on their device.
+  if buffered, name != IIOBufferIMU.name,
+    read("in_accel_x_raw") != nil || read("scan_elements/in_accel_x_en") != nil
+  {
     return []
   }
   return [

@@ -40,3 +40,39 @@ enum FrequencySetting {
     return Sysfs.readIfPresent(path).flatMap { try? SysfsValue.parseDecimal($0) } ?? wanted.value
   }
 }
+
+extension FrequencySetting {
+  /// The frequencies of an accelerometer read with a companion from the same scans (a
+  /// BMI160's gyroscope, asked for `requested` readings a second: `MotionDescription.
+  /// bufferedFrequency(for:)`): the accelerometer at least `bufferedRate` and at least the
+  /// companion's (every scan carries both), the companion's own attribute (a BMI160's
+  /// `in_anglvel_sampling_frequency` beside `in_accel_sampling_frequency`) set to its
+  /// frequency; with one attribute for both (`sampling_frequency`) the accelerometer's is the
+  /// companion's. Recorded in `journal`.
+  ///
+  /// - Returns: the accelerometer's and the companion's frequencies in effect afterwards.
+  static func apply(
+    _ accelerometer: AccelerometerDescription,
+    companion: (info: MotionDescription, requested: Double)?, bufferedRate: Double,
+    journal: SysfsJournal, logger: Logger
+  ) -> (accelerometer: Double, companion: Double) {
+    let wanted = companion.map { $0.info.bufferedFrequency(for: $0.requested) }
+    let target = max(bufferedRate, wanted?.value ?? 0)
+    let rate =
+      apply(target: target, description: accelerometer, journal: journal, logger: logger)
+      ?? target
+    guard let (info, requested) = companion, let wanted, let attribute = info.frequencyAttribute,
+      attribute != accelerometer.facts.samplingFrequency?.attribute
+    else { return (rate, rate) }
+    do {
+      try journal.set("\(info.syspath)/\(attribute)", wanted.text)
+      logger.info(
+        "\(info.sysname): \(attribute) \(wanted.text) Hz (\(AvailableValues.format(requested)) "
+          + "asked)")
+      return (rate, wanted.value)
+    } catch {
+      logger.notice("\(info.sysname): cannot set \(attribute) to \(wanted.text): \(error)")
+      return (rate, info.samplingFrequency ?? rate)
+    }
+  }
+}

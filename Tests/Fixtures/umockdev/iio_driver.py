@@ -77,6 +77,8 @@ class Driver:
         self.cursor = 0     # expect() looks at lines from here on
         self.stderr = tempfile.NamedTemporaryFile(prefix='iio-driver-', suffix='.err', delete=False)
         self.scripts = []
+        self.feeders = []
+        self.stopping = False
         if scenario.get('devices'):
             self.testbed.add_from_string(scenario['devices'])
         emit('testbed', root=self.root)
@@ -224,6 +226,8 @@ class Driver:
                         emit('step_failed', id=sub.get('id'), reason='%s: %s' % (type(e).__name__, e))
         elif op == 'script':
             self.load_script(step)
+        elif op == 'feed':
+            self.feed(step)
         elif op == 'sleep':
             time.sleep(step['seconds'])
         elif op == 'dump':
@@ -260,6 +264,71 @@ class Driver:
     @staticmethod
     def paths(text):
         return ['/sys' + line[3:].strip() for line in text.splitlines() if line.startswith('P: ')]
+
+    def feed(self, step):
+        """Emulates a triggered IIO buffer on a device node: every `interval_ms`, while
+        buffer/enable is 1, one scan of the channels enabled in scan_elements at that moment,
+        laid out as the kernel lays it out (ascending _index, each element aligned to its
+        storage size, the scan padded to the largest), values from the channels' _raw
+        attributes, the timestamp from the clock in current_timestamp_clock. The layout
+        follows the enables, so a reader that switches channels gets scans of the new shape."""
+        sys_dir = self.root + step['syspath']
+        server = self.testbed.get_dev_fd(step['devnode'])
+        interval = step['interval_ms'] / 1000.0
+
+        def read(name):
+            try:
+                return open(os.path.join(sys_dir, name)).read().strip()
+            except OSError:
+                return None
+
+        def scan():
+            if read('buffer/enable') != '1':
+                return None
+            channels = []
+            for entry in os.listdir(os.path.join(sys_dir, 'scan_elements')):
+                if not entry.endswith('_en') or read('scan_elements/' + entry) != '1':
+                    continue
+                name = entry[:-3]
+                m = re.match(r'(le|be):([su])(\d+)/(\d+)(?:X(\d+))?>>(\d+)',
+                             read('scan_elements/%s_type' % name) or '')
+                if not m:
+                    continue
+                channels.append((int(read('scan_elements/%s_index' % name)), name, m))
+            channels.sort()
+            record = bytearray()
+            largest = 1
+            for _, name, m in channels:
+                size = int(m.group(4)) // 8 * int(m.group(5) or 1)
+                align = int(m.group(4)) // 8
+                largest = max(largest, align)
+                record += bytes((-len(record)) % align)
+                if name == 'in_timestamp':
+                    clock = CLOCKS.get(read('current_timestamp_clock') or 'realtime',
+                                       time.CLOCK_REALTIME)
+                    value = time.clock_gettime_ns(clock)
+                else:
+                    value = int(float(read(name + '_raw') or '0')) << int(m.group(6))
+                value &= (1 << (8 * size)) - 1
+                record += value.to_bytes(size, 'little' if m.group(1) == 'le' else 'big')
+            record += bytes((-len(record)) % largest)
+            return bytes(record)
+
+        def run():
+            while not self.stopping:
+                data = scan()
+                if data:
+                    try:
+                        os.write(server, data)
+                    except OSError:
+                        return
+                time.sleep(interval)
+
+        self.stopping = False
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        self.feeders.append(thread)
+        emit('feed', devnode=step['devnode'])
 
     def load_script(self, step):
         """Makes a device node deliver `records` (hex), one per `interval_ms`, with kernel
@@ -302,6 +371,9 @@ class Driver:
         emit('script', devnode=step['devnode'], records=len(records))
 
     def finish(self):
+        self.stopping = True
+        for thread in self.feeders:
+            thread.join(1)
         if self.child is not None and self.child.poll() is None:
             self.child.kill()
             self.child.wait()
