@@ -133,7 +133,7 @@ final class BufferSampler: SensorReader, StillHost {
     (rate, companionRate) = FrequencySetting.apply(
       description, companion: companion.map { ($0.info, $0.requestedRate) },
       bufferedRate: sampling.bufferedRate, journal: journal, logger: logger)
-    try setup.enableBuffer(length: sampling.bufferLength)
+    try setup.enableBuffer(length: sampling.bufferLength, node: node)
     let scansPerStillInterval = Int(
       (rate / max(sampling.adaptive.stillRate, 0.01)).rounded(.down))
     // The watermark cannot exceed the buffer length; at least two scans or it saves nothing.
