@@ -29,8 +29,9 @@ import SystemKit
 /// `SharedIMUBuffer`) has its channels enabled beside the accelerometer's and a reading of its
 /// own made from every scan, or from every n-th where it runs slower than the scans come (a
 /// BMI160's gyroscope at 25 Hz beside the accelerometer at 50: every 2nd), so that its
-/// readings come at the rate announced for it (`companionRate`: a stream's every-n-th). Every still strategy is off then (the companion's readings must
-/// not wait for the accelerometer to move), and the scans come at the faster of the two rates.
+/// readings come at the rate announced for it (`companionRate`: a stream's every-n-th). Every
+/// still strategy is off then (the companion's readings must not wait for the accelerometer to
+/// move), and the scans come at the faster of the two rates.
 final class BufferSampler: SensorReader, StillHost {
   let mode = SamplingMode.buffered
   private(set) var rate: Double
