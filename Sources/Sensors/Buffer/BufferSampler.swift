@@ -142,7 +142,7 @@ final class BufferSampler: SensorReader, StillHost {
     (rate, companionRate) = rates
     companionEvery = BufferSampler.scansPerReading(
       scans: rates.accelerometer, companion: rates.companion)
-    try setup.enableBuffer(length: sampling.bufferLength)
+    try setup.enableBuffer(length: sampling.bufferLength, node: node)
     let scansPerStillInterval = Int(
       (rate / max(sampling.adaptive.stillRate, 0.01)).rounded(.down))
     // The watermark cannot exceed the buffer length; at least two scans or it saves nothing.

@@ -137,14 +137,36 @@ extension BufferSetup {
   }
 
   /// Sets the buffer length (where the device has one) and enables the buffer.
-  func enableBuffer(length: Int?) throws(SensorError) {
+  func enableBuffer(length: Int?, node: FileDescriptor) throws(SensorError) {
     do {
       if let length, Sysfs.exists("\(syspath)/buffer/length") {
         try journal.set("\(syspath)/buffer/length", String(length))
       }
+      discardPending(node)
       try journal.set("\(syspath)/buffer/enable", "1")
     } catch {
       throw fail("\(device): cannot enable the buffer: \(error)", error)
+    }
+  }
+}
+
+extension BufferSetup {
+  /// Reads and drops whatever `node` holds before the buffer is enabled: scans from before
+  /// (a buffer taken over from a program that died, or a previous reader of this device with
+  /// other channels) are not readings of now, and one of another layout would shift every
+  /// scan after it. The kernel empties its FIFO when the scan size changes; an emulated node
+  /// (umockdev) keeps what was written to it, so this is where both behave alike. At most
+  /// 64 KiB; a read error is left for the reader to meet.
+  func discardPending(_ node: FileDescriptor) {
+    var scratch = [UInt8](repeating: 0, count: 4096)
+    var dropped = 0
+    while dropped < 1 << 16 {
+      let count = scratch.withUnsafeMutableBytes { raw in try? node.read(into: raw) }
+      guard let count, count > 0 else { break }
+      dropped += count
+    }
+    if dropped > 0 {
+      logger.debug("\(device): dropped \(dropped) bytes the node held before the buffer was on")
     }
   }
 }

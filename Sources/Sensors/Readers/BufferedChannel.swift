@@ -62,7 +62,7 @@ final class BufferedChannelReader: SensorReader {
     let number = Int(info.sysname.drop { !$0.isNumber })
     trigger = try setup.attachTrigger(
       deviceName: info.name, deviceNumber: number, deviceParent: nil, triggers: triggers)
-    try setup.enableBuffer(length: nil)
+    try setup.enableBuffer(length: nil, node: file)
     do {
       let watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
         self?.readable(events)

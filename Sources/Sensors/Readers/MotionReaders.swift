@@ -108,7 +108,7 @@ final class MotionBufferReader: SensorReader {
     // stop like every other setting.
     setFrequency(requestedRate, journal: setup.journal)
     MotionBufferReader.reportEverySample(info, journal: setup.journal, logger: logger)
-    try setup.enableBuffer(length: 128)
+    try setup.enableBuffer(length: 128, node: file)
     do throws(SystemError) {
       let watch = try loop.watch(file.rawValue, for: .readable) { [weak self] events in
         self?.readable(events)

@@ -282,9 +282,23 @@ class Driver:
             except OSError:
                 return None
 
-        def scan():
+        def layout():
             if read('buffer/enable') != '1':
                 return None
+            return sorted(entry for entry in os.listdir(os.path.join(sys_dir, 'scan_elements'))
+                          if entry.endswith('_en') and read('scan_elements/' + entry) == '1')
+
+        def scan():
+            # The kernel fixes a scan's layout when the buffer is enabled; here the channels
+            # are read one by one, so a reader switching channels meanwhile would get a scan
+            # of half the old and half the new layout: such a scan is not written.
+            before = layout()
+            if before is None:
+                return None
+            data = build()
+            return data if layout() == before else None
+
+        def build():
             channels = []
             for entry in os.listdir(os.path.join(sys_dir, 'scan_elements')):
                 if not entry.endswith('_en') or read('scan_elements/' + entry) != '1':
