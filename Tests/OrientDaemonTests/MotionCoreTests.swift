@@ -220,6 +220,28 @@ import Testing
     #expect(rig.sensors.requested[.gyroscope] == 5, "not retuned just before it stops")
   }
 
+  /// Any rate above 0 is taken (dbus/org.orientd.Motion1.xml); a tiny one must not stop the
+  /// daemon: its batch period in nanoseconds overflowed Int64 (a trap), so did its every-n-th.
+  @Test func aTinyStreamRateIsServedWithoutOverflow() throws {
+    let loop = try EventLoop()
+    let rig = CoreRig(loop: loop)
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    rig.sensors.appear(.gyroscope, MotionCoreTests.motionSensor(.gyroscope, "iio:device3"))
+    rig.claim(":1.7", .motion)
+    let (normal, _) = try Self.stream(rig, ":1.7", [:])
+    for rate in [1e-10, 1e-300] {
+      let (tiny, grant) = try Self.stream(rig, ":1.7", ["rate": .double(rate)])
+      #expect(grant["latency"] == .double(60), "the longest latency: \(grant)")
+      for i in 0..<4 {
+        rig.sensors.deliver(.gyroscope, .angularVelocity(Vector3(0, 0, 1)), at: 10 + Double(i))
+      }
+      #expect(Self.records(tiny).isEmpty)
+    }
+    #expect(Self.records(normal).count == 8, "the other stream is served")
+    let options = try MotionStreamOptions.parse(["rate": .double(1e-300)])
+    #expect(options.every(sensorRate: 1e6) == Int(Int32.max))
+  }
+
   @Test func theRatePlan() {
     #expect(MotionRate.needed(claimed: false, streams: [100], propertyRate: 5, fused: true) == 0)
     #expect(MotionRate.needed(claimed: true, streams: [], propertyRate: 5, fused: false) == 5)

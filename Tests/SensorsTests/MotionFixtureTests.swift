@@ -82,4 +82,13 @@ struct MotionFixtureTests {
     #expect(lsm.pollRate(for: 25) == 25)
     #expect(lsm.pollRate(for: 0) == 100)
   }
+
+  /// A frequency that is no finite number ("nan", "inf": no kernel writes them, a broken
+  /// driver might) is taken as none: a NaN made the polled reader's interval trap.
+  @Test(arguments: ["nan", "inf", "-inf"])
+  func aFrequencyThatIsNotFiniteIsNone(text: String) throws {
+    let gyroscope = try #require(Self.gyroscope(available: nil, frequency: text))
+    #expect(gyroscope.samplingFrequency == nil)
+    #expect(gyroscope.pollRate == 50, "the rate without a frequency")
+  }
 }

@@ -103,4 +103,39 @@ struct MotionListingTests {
     // (12, -7, 94) counts x 0.001065 rad/s through the matrix (0 -1 0; 1 0 0; 0 0 1).
     #expect(abs(w.x - 0.007455) < 1e-4 && abs(w.y - 0.01278) < 1e-4 && abs(w.z - 0.10011) < 1e-4)
   }
+
+  /// The BMI160's accelerometer at 200 Hz (`buffered-rate = 200`) and its gyroscope at the
+  /// 100 Hz it runs at when nobody asks: the scans come at the accelerometer's rate, so the
+  /// gyroscope's readings are made from every 2nd scan, at the 100 Hz announced for it (a
+  /// stream's every-n-th counts on it), not from every scan.
+  @Test func aGyroscopeSlowerThanTheScansIsReadAtItsOwnRate() throws {
+    let directory = try TemporaryDirectory("imu-rates")
+    let config = directory.file("orientd.conf")
+    try writeFile(config, "[sampling]\nbuffered-rate = 200\n")
+    let devices = try UMockdevDevice.recording("bmi160-buffered.umockdev")
+    var scenario = UMockdevScenario(devices: devices)
+    let imu = try #require(devices.first { $0.node != nil })
+    scenario.feed(imu, devnode: "/dev/iio:device0", intervalMilliseconds: 10)
+    scenario.spawn([
+      try Built.executable("orientd"), "record", "--motion", "--duration", "1", "--config",
+      config,
+    ])
+    scenario.wait()
+    let transcript = try scenario.run()
+    #expect(transcript.exitCodes == [0], "\(transcript.summary)")
+    var parser = MotionTraceParser(source: "record")
+    var (gyro, accelerations) = (0, 0)
+    for line in transcript.lines {
+      switch try parser.parse(line: Array(line.utf8)) {
+      case .gyro?: gyro += 1
+      case .acceleration?: accelerations += 1
+      default: break
+      }
+    }
+    #expect(accelerations > 20, "\(transcript.summary)")
+    // One gyroscope reading per two scans (the first scans may come before it joins).
+    #expect(
+      gyro > accelerations / 3 && gyro <= accelerations * 6 / 10,
+      "\(gyro) gyroscope, \(accelerations) accelerometer readings\n\(transcript.summary)")
+  }
 }

@@ -41,7 +41,7 @@ public struct MotionStreamOptions: Hashable, Sendable {
         }
         batch = Int(b)
       case "latency":
-        guard let l = value.doubleValue, l.isFinite, l > 0, l <= 60 else {
+        guard let l = value.doubleValue, l.isFinite, l > 0, l <= maximumLatency else {
           throw invalid("\"latency\" must be a double above 0 and at most 60 seconds")
         }
         latency = l
@@ -49,14 +49,21 @@ public struct MotionStreamOptions: Hashable, Sendable {
         throw invalid("unknown option \"\(key)\" (known: rate, batch, latency)")
       }
     }
-    let wait = latency ?? Double(batch) / rate
+    // One batch period by default, at most the longest latency a client may ask for: a rate
+    // of 1e-10 Hz would otherwise make a period of more nanoseconds than an Int64 holds.
+    let wait = latency ?? min(Double(batch) / rate, maximumLatency)
     return MotionStreamOptions(rate: rate, batch: batch, latency: Int64(wait * 1e9))
   }
+
+  /// The longest `latency`, seconds: 60.
+  public static let maximumLatency = 60.0
 
   /// The stream takes every n-th sample of a sensor delivering `sensorRate` samples a second
   /// (0: unknown, every one).
   public func every(sensorRate: Double) -> Int {
-    sensorRate > 0 ? max(1, Int((sensorRate / rate).rounded())) : 1
+    guard sensorRate > 0 else { return 1 }
+    // A tiny rate asked (any positive rate is accepted) must not overflow the conversion.
+    return max(1, Int(min((sensorRate / rate).rounded(), Double(Int32.max))))
   }
 
   /// `OpenStream`'s second result: what the stream gets from a sensor delivering `sensorRate`

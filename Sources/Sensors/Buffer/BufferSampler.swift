@@ -27,8 +27,11 @@ import SystemKit
 ///
 /// A companion (`ScanCompanion`: a BMI160's gyroscope on the same IIO device, read for
 /// `SharedIMUBuffer`) has its channels enabled beside the accelerometer's and a reading of its
-/// own made from every scan. Every still strategy is off then (the companion's readings must
-/// not wait for the accelerometer to move), and the scans come at the faster of the two rates.
+/// own made from every scan, or from every n-th where it runs slower than the scans come (a
+/// BMI160's gyroscope at 25 Hz beside the accelerometer at 50: every 2nd), so that its
+/// readings come at the rate announced for it (`companionRate`: a stream's every-n-th). Every
+/// still strategy is off then (the companion's readings must not wait for the accelerometer to
+/// move), and the scans come at the faster of the two rates.
 final class BufferSampler: SensorReader, StillHost {
   let mode = SamplingMode.buffered
   private(set) var rate: Double
@@ -72,6 +75,9 @@ final class BufferSampler: SensorReader, StillHost {
   private let deliverCompanion: ((SensorEvent) -> Void)?
   /// The companion's sampling frequency (the scans' when the device has one frequency).
   private(set) var companionRate: Double = 0
+  /// Scans per companion reading (`scansPerReading`), and the scans since its last one.
+  private var companionEvery = 1
+  private var companionScans = 0
   /// The accelerometer's rate asked for by the configuration (`buffered-rate`).
   private let bufferedRate: Double
 
@@ -130,9 +136,12 @@ final class BufferSampler: SensorReader, StillHost {
       deviceName: description.facts.name, deviceNumber: description.facts.deviceNumber,
       deviceParent: deviceParent, triggers: triggers)
     bufferedRate = sampling.bufferedRate
-    (rate, companionRate) = FrequencySetting.apply(
+    let rates = FrequencySetting.apply(
       description, companion: companion.map { ($0.info, $0.requestedRate) },
       bufferedRate: sampling.bufferedRate, journal: journal, logger: logger)
+    (rate, companionRate) = rates
+    companionEvery = BufferSampler.scansPerReading(
+      scans: rates.accelerometer, companion: rates.companion)
     try setup.enableBuffer(length: sampling.bufferLength, node: node)
     let scansPerStillInterval = Int(
       (rate / max(sampling.adaptive.stillRate, 0.01)).rounded(.down))
@@ -362,7 +371,7 @@ final class BufferSampler: SensorReader, StillHost {
         last = acceleration
         deliverEvent(.reading(Reading(time: stamp, value: .acceleration(acceleration))))
         if stopped { return }
-        if let companion, let deliverCompanion {
+        if let companion, let deliverCompanion, companionIsDue() {
           let counts = companion.elements.flatMap { layout.values(of: $0, in: record) ?? [] }
           if let value = MotionValues.value(companion.info, counts.map(Double.init)) {
             deliverCompanion(.reading(Reading(time: stamp, value: value)))
@@ -449,6 +458,8 @@ final class BufferSampler: SensorReader, StillHost {
         (rate, companionRate) = FrequencySetting.apply(
           description, companion: (info, requested), bufferedRate: bufferedRate,
           journal: journal, logger: logger)
+        companionEvery = BufferSampler.scansPerReading(scans: rate, companion: companionRate)
+        companionScans = 0
       }
       try stallWatchdog?.retune(rate: rate)
     } catch {
@@ -458,6 +469,21 @@ final class BufferSampler: SensorReader, StillHost {
       }
       report("retune", "\(description.sysname): cannot retune to \(requested) Hz: \(error)")
     }
+  }
+
+  /// Scans per companion reading when the scans come at `scans` a second and the companion
+  /// samples at `companion` (0: unknown, every scan).
+  static func scansPerReading(scans: Double, companion: Double) -> Int {
+    guard companion > 0, scans > companion else { return 1 }
+    return max(1, Int(min((scans / companion).rounded(), 1000)))
+  }
+
+  /// Counts a scan for the companion: whether it makes one of its readings.
+  private func companionIsDue() -> Bool {
+    companionScans += 1
+    guard companionScans >= companionEvery else { return false }
+    companionScans = 0
+    return true
   }
 
   /// `buffer/enable` 0, every setting written again, then 1: restarts the trigger and the

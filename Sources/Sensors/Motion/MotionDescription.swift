@@ -1,4 +1,5 @@
 import OrientCore
+import TextFormats
 
 /// A gyroscope or a device-rotation sensor as the kernel presents it, made from sysfs alone.
 ///
@@ -166,8 +167,8 @@ public struct MotionDescription: Equatable, Sendable {
     let scan = axes.map { "in_\(channel)_\($0)" }
     let hasScan = devnode != nil && scan.allSatisfy { read("scan_elements/\($0)_en") != nil }
     guard hasRaw || hasScan else { return nil }
-    let scale = read("in_\(channel)_scale").flatMap(Double.init) ?? 1
-    let offset = read("in_\(channel)_offset").flatMap(Double.init) ?? 0
+    let scale = read("in_\(channel)_scale").flatMap(MotionDescription.number) ?? 1
+    let offset = read("in_\(channel)_offset").flatMap(MotionDescription.number) ?? 0
     var matrix = MountMatrix.identity
     var source = "identity"
     let candidates =
@@ -183,7 +184,7 @@ public struct MotionDescription: Equatable, Sendable {
     let frequencyAttribute = ["in_\(channel)_sampling_frequency", "sampling_frequency"].first {
       read($0) != nil
     }
-    let frequency = frequencyAttribute.flatMap(read).flatMap(Double.init)
+    let frequency = frequencyAttribute.flatMap(read).flatMap(MotionDescription.number)
     let available =
       (read("in_\(channel)_sampling_frequency_available")
       ?? read("sampling_frequency_available")).flatMap(AvailableValues.init(parsing:))
@@ -197,6 +198,10 @@ public struct MotionDescription: Equatable, Sendable {
     return d
   }
 
+  /// A finite number from a sysfs attribute: `Double.init` takes "nan" and "inf", and a
+  /// NaN frequency made the poll interval's conversion to nanoseconds trap.
+  static func number(_ text: String) -> Double? { try? DecimalText.parseDouble(text) }
+
   /// The rotation sensor of an IIO device, if it is one (`hid-sensor-rotation`).
   public static func rotation(
     syspath: String, sysname: String, devnode: String?, read: (String) -> String?
@@ -205,13 +210,14 @@ public struct MotionDescription: Equatable, Sendable {
     let hasRaw = read("in_rot_quaternion_raw") != nil
     let hasScan = devnode != nil && read("scan_elements/in_rot_quaternion_en") != nil
     guard hasRaw || hasScan else { return nil }
-    let scale = read("in_rot_scale").flatMap(Double.init) ?? 1
+    let scale = read("in_rot_scale").flatMap(MotionDescription.number) ?? 1
+    let offset = read("in_rot_offset").flatMap(MotionDescription.number) ?? 0
     var d = MotionDescription(
       kind: .rotation, syspath: syspath, sysname: sysname, name: name, devnode: devnode,
-      scale: scale > 0 ? scale : 1, offset: read("in_rot_offset").flatMap(Double.init) ?? 0,
+      scale: scale > 0 ? scale : 1, offset: offset,
       mountMatrix: .identity, mountMatrixSource: "identity", hasRaw: hasRaw,
       scanElements: hasScan ? ["in_rot_quaternion"] : [],
-      samplingFrequency: read("in_rot_sampling_frequency").flatMap(Double.init),
+      samplingFrequency: read("in_rot_sampling_frequency").flatMap(MotionDescription.number),
       maximumRate: nil, headingIsAbsolute: name.flatMap { rotationNames[$0] } ?? true)
     d.frequencyAttribute =
       read("in_rot_sampling_frequency") != nil ? "in_rot_sampling_frequency" : nil
