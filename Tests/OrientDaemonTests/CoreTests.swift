@@ -38,6 +38,26 @@ import Testing
     #expect(rig.bus.snapshots.last == .snapshot(.sensorProxy, to: ":1.6"))
   }
 
+  /// A BMI160's scans taken to a gyroscope stream's rate change the accelerometer's rate
+  /// alone: the detector goes on (a reset would commit the next reading at once, so one
+  /// jolt at that moment would turn the screen).
+  @Test func anAccelerometerRetunedKeepsItsDetectorAndOneReadingDoesNotTurn() {
+    let rig = CoreRig()
+    rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())
+    rig.claim(":1.5", .orientd)
+    rig.sensors.deliver(.accelerometer, FakeSensor.gravity(.normal), at: 1000)
+    #expect(rig.core.published.orientation == .normal)
+    rig.sensors.request(rate: 200, for: .accelerometer)
+    #expect(rig.sensors.status(of: .accelerometer)?.rate == 208)
+    rig.sensors.deliver(.accelerometer, FakeSensor.gravity(.leftUp), at: 1000.02)
+    #expect(rig.core.published.orientation == .normal, "one reading after a retune")
+    // The sensor read afresh (released, claimed again) decides from its first reading.
+    rig.release(":1.5", .orientd)
+    rig.claim(":1.5", .orientd)
+    rig.sensors.deliver(.accelerometer, FakeSensor.gravity(.leftUp), at: 1001)
+    #expect(rig.core.published.orientation == .leftUp)
+  }
+
   @Test func theHoldLastsAtMostTheBoundAndClaimsMadeMeanwhileWaitToo() {
     let rig = CoreRig()
     rig.sensors.appear(.accelerometer, FakeSensor.accelerometer())

@@ -111,10 +111,7 @@ final class MotionService {
     statuses[kind] = status
     // A sensor retuned to its clients' rate (`MotionRate`) is the same sensor: the fusion
     // goes on.
-    if let before, var now = status {
-      now.rate = before.rate
-      if now == before { return }
-    }
+    if let before, let status, status.isRetune(of: before) { return }
     restart()
   }
 

@@ -14,6 +14,8 @@ final class OrientationService {
   private var lastGravity: (vector: Vector3, time: Double)?
   /// Whether the detector's finding that the sensor's scale is off was logged.
   private var scaleReported = false
+  /// The sensor as last announced.
+  private var status: SensorStatus?
   /// Samples fed to the detector since start.
   private(set) var samplesProcessed = 0
 
@@ -34,6 +36,8 @@ final class OrientationService {
 
   /// The display accelerometer changed or went away (`nil`); returns the state to publish.
   func sensorChanged(_ status: SensorStatus?, in state: PublishedState) -> PublishedState {
+    let before = self.status
+    self.status = status
     guard let status else {
       logger.notice("no display accelerometer: orientation undefined until one appears")
       detector.reset()
@@ -48,7 +52,11 @@ final class OrientationService {
     var next = state
     next.hasAccelerometer = true
     next.sensor = status.busDescription
-    if status.isSampling { detector.reset() }
+    // The detector's evidence is counted in seconds, not samples: a sensor whose rate alone
+    // changed (a BMI160's scans taken to a gyroscope stream's 200 Hz and back) goes on where
+    // it was. The same sensor announced again (reopened, after a resume) starts afresh.
+    let retuned = before.map { status.isRetune(of: $0) && status.rate != $0.rate } ?? false
+    if status.isSampling, !retuned { detector.reset() }
     return next
   }
 

@@ -156,6 +156,15 @@ public struct SensorStatus: Equatable, Sendable {
     self.isSampling = isSampling
   }
 
+  /// Whether this is `other` read at another rate only (a reader retuned to its clients, or
+  /// a device's frequency taken up by the other kind it serves): the same sensor, read the
+  /// same way, so its consumers go on where they were.
+  public func isRetune(of other: SensorStatus) -> Bool {
+    var same = self
+    same.rate = other.rate
+    return same == other
+  }
+
   /// The accelerometer's description (display and base accelerometers).
   public var accelerometer: AccelerometerDescription? { sensor.accelerometer }
 }
