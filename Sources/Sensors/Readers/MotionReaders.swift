@@ -248,26 +248,18 @@ final class MotionBufferReader: SensorReader {
   private func readable(_ events: EventLoop.Events) {
     guard let running else { return }
     let size = running.layout.recordSize
-    switch drain.read(running.file, recordSize: size, events: events) {
-    case .read: break
-    case .ended(let how):
-      logger.warning("\(info.sysname): \(running.file.path) \(how); stopped reading")
-      return stop()
-    case .gone(let error):
+    let records: Int
+    switch drain.scans(
+      running.file, recordSize: size, events: events, device: info.sysname, logger: logger,
+      problems: &problems)
+    {
+    case .scans(let count): records = count
+    case .wait: return
+    case .stop: return halt(deviceGone: false)
+    case .gone(let reason):
       halt(deviceGone: true)
-      return deliver(.gone("\(running.file.path): \(error.reason)"))
-    case .failed(let error):
-      if drain.failedReads >= NodeDrain.failedReadsBeforeStopping {
-        logger.warning(
-          "\(info.sysname): reading \(running.file.path): \(error), \(drain.failedReads) times "
-            + "in a row; stopped reading")
-        return halt(deviceGone: false)
-      }
-      return problems.report(
-        "read", logger: logger, "\(info.sysname): reading: \(error) (logged once)")
+      return deliver(.gone(reason))
     }
-    let records = drain.pending.count / size
-    guard records > 0 else { return }
     if running.watchdog.dataArrived() {
       problems.clear("stall", logger: logger, "\(info.sysname): scans flow again")
     }

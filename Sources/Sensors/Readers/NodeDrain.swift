@@ -1,3 +1,4 @@
+import OrientLog
 import SystemKit
 
 /// What a buffered reader has read from an IIO node (`/dev/iio:deviceN`) and not used yet, and
@@ -50,6 +51,49 @@ struct NodeDrain {
     }
     if events.contains(.hangup) && pending.count < recordSize { return .ended("hung up") }
     return .read
+  }
+
+  /// What a reader does after `scans(...)`.
+  enum Step {
+    /// `pending` holds this many whole scans (at least one).
+    case scans(Int)
+    /// Nothing to do yet (no whole scan, or a transient fault, logged once).
+    case wait
+    /// Stop reading (the node ended, or failed `failedReadsBeforeStopping` times; logged).
+    case stop
+    /// The device went away (the reason, for the `.gone` event).
+    case gone(String)
+  }
+
+  /// Reads what `file` holds (`read`) and says what the reader of `device` does next, logging
+  /// the faults the same way for every buffered reader.
+  mutating func scans(
+    _ file: FileDescriptor, recordSize: Int, events: EventLoop.Events, device: String,
+    logger: Logger, problems: inout LogOnce
+  ) -> Step {
+    switch read(file, recordSize: recordSize, events: events) {
+    case .read:
+      let records = pending.count / recordSize
+      return records > 0 ? .scans(records) : .wait
+    case .ended(let how):
+      logger.warning("\(device): \(file.path) \(how); stopped reading")
+      return .stop
+    case .gone(let error):
+      return .gone("\(file.path): \(error.reason)")
+    case .failed(let error):
+      if failedReads >= NodeDrain.failedReadsBeforeStopping {
+        logger.warning(
+          "\(device): reading \(file.path): \(error), \(failedReads) times in a row; stopped "
+            + "reading")
+        return .stop
+      }
+      // A transient fault (EIO from the bus): the next data tries again.
+      problems.report(
+        "read", logger: logger,
+        "\(device): reading \(file.path): \(error); trying again with the next data (logged "
+          + "once)")
+      return .wait
+    }
   }
 
   /// Forgets what was read (the reader stopped).
